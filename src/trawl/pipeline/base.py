@@ -1,0 +1,261 @@
+"""Stages and pipelines: iterator of documents in, iterator of documents out.
+
+A pipeline is a plain list: one or more :class:`Source` objects followed by :class:`Step` objects
+(a :class:`Filter` is a step that keeps or drops with a reason; a sink is a step that writes and
+passes documents on). Every stage shares one :class:`RunContext` holding the run's
+:class:`~trawl.pipeline.stats.Stats` and its :class:`Audit` trail.
+
+Failure isolation: when a step raises on one document, the error is counted as
+``error/<stage>/<ExceptionType>``, recorded on the document and in the audit trail, and the run goes
+on (the document continues, or is dropped if the step says ``on_error = "drop"``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, ClassVar, Literal
+
+from trawl.document import Document
+from trawl.errors import MissingDependency
+from trawl.pipeline.stats import Stats
+
+__all__ = ["Audit", "AuditEntry", "Filter", "Pipeline", "RunContext", "Source", "Step", "Verdict"]
+
+
+@dataclass(slots=True)
+class AuditEntry:
+    """One dropped or failed record: what, where, and why (quoting the bad input)."""
+
+    kind: Literal["drop", "error"]
+    stage: str
+    reason: str
+    message: str = ""
+    url: str | None = None
+    source: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "stage": self.stage,
+            "reason": self.reason,
+            "message": self.message,
+            "url": self.url,
+            "source": self.source,
+        }
+
+
+class Audit:
+    """The audit trail of a run: every drop and error, as JSON lines in a file and in memory.
+
+    Memory keeps only the first ``keep`` entries (for the end-of-run summary); the file keeps all.
+    """
+
+    def __init__(self, path: Path | None = None, keep: int = 1000) -> None:
+        self.path = path
+        self.keep = keep
+        self.entries: list[AuditEntry] = []
+        self.total = 0
+        self._fh: IO[str] | None = None
+
+    def record(self, entry: AuditEntry) -> None:
+        self.total += 1
+        if len(self.entries) < self.keep:
+            self.entries.append(entry)
+        if self.path is not None:
+            if self._fh is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = self.path.open("a", encoding="utf-8")
+            self._fh.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What every stage of one run shares: counters and the audit trail."""
+
+    stats: Stats = field(default_factory=Stats)
+    audit: Audit = field(default_factory=Audit)
+
+    def drop(
+        self,
+        stage: str,
+        reason: str,
+        message: str = "",
+        *,
+        url: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        """Count and record a dropped record (``drop/<reason>``)."""
+        self.stats.inc(f"drop/{reason}")
+        self.audit.record(AuditEntry("drop", stage, reason, message, url, source))
+
+    def error(
+        self, stage: str, exc: BaseException, *, url: str | None = None, source: str | None = None
+    ) -> None:
+        """Count and record a stage failure (``error/<stage>/<type>``)."""
+        kind = type(exc).__name__
+        self.stats.inc(f"error/{stage}/{kind}")
+        self.audit.record(AuditEntry("error", stage, kind, str(exc)[:500], url, source))
+
+
+def _check_requires(owner: str, requires: Sequence[tuple[str, str]]) -> None:
+    for module, extra in requires:
+        if importlib.util.find_spec(module) is None:
+            raise MissingDependency(module, extra, owner)
+
+
+class Source(ABC):
+    """Yields documents. Bad records are counted and recorded through ``ctx``, never raised."""
+
+    name: ClassVar[str] = "source"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def check(self) -> None:
+        """Raise :class:`MissingDependency` now, at build time, if an extra is missing."""
+        _check_requires(type(self).__name__, self.requires)
+
+    @abstractmethod
+    def read(self, ctx: RunContext) -> Iterator[Document]:
+        """Yield the documents of this source, counting ``read/records`` and drops in ``ctx``."""
+
+
+class Step:
+    """A stage: documents in, documents out.
+
+    Override :meth:`process` for a one-in, one-out transformation, or :meth:`run` for anything
+    else (batching, fan-out). ``requires`` lists ``(module, extra)`` pairs checked when the
+    pipeline is built.
+    """
+
+    name: ClassVar[str] = "step"
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    on_error: ClassVar[Literal["keep", "drop"]] = "keep"
+
+    def check(self) -> None:
+        _check_requires(type(self).__name__, self.requires)
+
+    def process(self, doc: Document) -> Document:
+        return doc
+
+    def close(self) -> None:
+        """Release resources at the end of the run (files, databases)."""
+
+    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        name = self.name
+        stats = ctx.stats
+        for doc in docs:
+            t0 = time.perf_counter()
+            try:
+                out = self.process(doc)
+            except Exception as exc:  # isolation: one bad document never stops the run
+                doc.error(name, exc)
+                ctx.error(name, exc, url=doc.url, source=doc.source)
+                if self.on_error == "drop":
+                    doc.dropped = f"error/{name}"
+                    continue
+                out = doc
+            finally:
+                stats.add_time(name, time.perf_counter() - t0)
+            yield out
+
+
+@dataclass(slots=True, frozen=True)
+class Verdict:
+    """A filter's decision, always with a reason when it drops."""
+
+    keep: bool
+    reason: str = ""
+
+    @classmethod
+    def ok(cls) -> Verdict:
+        return cls(True)
+
+    @classmethod
+    def drop(cls, reason: str) -> Verdict:
+        return cls(False, reason)
+
+
+class Filter(Step, ABC):
+    """A step that keeps or drops documents, counting ``filter/<name>/kept`` and ``drop/<reason>``."""
+
+    name: ClassVar[str] = "filter"
+    on_error: ClassVar[Literal["keep", "drop"]] = "drop"
+
+    @abstractmethod
+    def verdict(self, doc: Document) -> Verdict:
+        """Keep the document, or drop it with a reason."""
+
+    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        name = self.name
+        stats = ctx.stats
+        for doc in docs:
+            t0 = time.perf_counter()
+            try:
+                v = self.verdict(doc)
+            except Exception as exc:
+                doc.error(name, exc)
+                ctx.error(name, exc, url=doc.url, source=doc.source)
+                v = Verdict(self.on_error == "keep", f"{name}/error")
+            finally:
+                stats.add_time(name, time.perf_counter() - t0)
+            if v.keep:
+                stats.inc(f"filter/{name}/kept")
+                yield doc
+            else:
+                reason = v.reason or f"{name}/unspecified"
+                doc.dropped = reason
+                ctx.drop(name, reason, url=doc.url, source=doc.source)
+
+
+class Pipeline:
+    """Sources followed by steps; build it, :meth:`check` it, then iterate or :meth:`run` it."""
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        steps: Sequence[Step] = (),
+        ctx: RunContext | None = None,
+    ) -> None:
+        self.sources = list(sources)
+        self.steps = list(steps)
+        self.ctx = ctx or RunContext()
+        self.check()
+
+    def check(self) -> None:
+        """Fail fast, before reading anything, if a stage lacks its optional dependency."""
+        for source in self.sources:
+            source.check()
+        for step in self.steps:
+            step.check()
+
+    def _read(self) -> Iterator[Document]:
+        for source in self.sources:
+            yield from source.read(self.ctx)
+
+    def __iter__(self) -> Iterator[Document]:
+        stream: Iterable[Document] = self._read()
+        for step in self.steps:
+            stream = step.run(stream, self.ctx)
+        try:
+            yield from stream
+        finally:
+            for step in self.steps:
+                step.close()
+
+    def run(self) -> Stats:
+        """Drain the pipeline and return its counters."""
+        for _ in self:
+            pass
+        self.ctx.stats.finished = time.time()
+        self.ctx.audit.close()
+        return self.ctx.stats
