@@ -140,9 +140,16 @@ class Step:
     name: ClassVar[str] = "step"
     requires: ClassVar[tuple[tuple[str, str], ...]] = ()
     on_error: ClassVar[Literal["keep", "drop"]] = "keep"
+    #: The context of the run in progress, set by :meth:`run` so ``process`` can count things.
+    ctx: RunContext | None = None
 
     def check(self) -> None:
         _check_requires(type(self).__name__, self.requires)
+
+    def count(self, key: str, n: int = 1) -> None:
+        """Increment a counter of the current run (no-op outside a run)."""
+        if self.ctx is not None:
+            self.ctx.stats.inc(key, n)
 
     def process(self, doc: Document) -> Document:
         return doc
@@ -151,6 +158,7 @@ class Step:
         """Release resources at the end of the run (files, databases)."""
 
     def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        self.ctx = ctx
         name = self.name
         stats = ctx.stats
         for doc in docs:
@@ -196,6 +204,7 @@ class Filter(Step, ABC):
         """Keep the document, or drop it with a reason."""
 
     def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        self.ctx = ctx
         name = self.name
         stats = ctx.stats
         for doc in docs:

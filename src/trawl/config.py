@@ -1,0 +1,252 @@
+"""Typed configuration, layered: packaged defaults < config file < environment < command line.
+
+The defaults, each documented, live in ``defaults.toml`` inside the package. A value is checked
+against the type of its default when it is loaded, so a typo fails at start-up with a message
+naming the key, not halfway through a crawl. Environment variables are ``TRAWL_<SECTION>_<KEY>``
+(upper case); command-line overrides are ``section.key=value`` strings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from trawl.errors import ConfigError
+
+__all__ = [
+    "Config",
+    "DecodeConfig",
+    "HtmlConfig",
+    "IngestConfig",
+    "LocalConfig",
+    "TableConfig",
+    "WarcConfig",
+    "load_config",
+]
+
+
+@dataclass(slots=True)
+class IngestConfig:
+    record_types: list[str] = field(default_factory=list)
+    max_record_bytes: int = 0
+    content_types: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class DecodeConfig:
+    max_body_bytes: int = 0
+    default_encoding: str = ""
+
+
+@dataclass(slots=True)
+class HtmlConfig:
+    max_chars: int = 0
+
+
+@dataclass(slots=True)
+class LocalConfig:
+    max_file_bytes: int = 0
+    skip_hidden: bool = True
+    follow_symlinks: bool = False
+
+
+@dataclass(slots=True)
+class WarcConfig:
+    max_file_bytes: int = 0
+    prefix: str = ""
+    compress: bool = True
+
+
+@dataclass(slots=True)
+class TableConfig:
+    engine: str = ""
+    store_text: bool = True
+
+
+_SECTIONS: dict[str, type[Any]] = {
+    "ingest": IngestConfig,
+    "decode": DecodeConfig,
+    "html": HtmlConfig,
+    "local": LocalConfig,
+    "warc": WarcConfig,
+    "table": TableConfig,
+}
+
+
+@dataclass(slots=True)
+class Config:
+    """All of trawl's options, one typed section per component."""
+
+    ingest: IngestConfig
+    decode: DecodeConfig
+    html: HtmlConfig
+    local: LocalConfig
+    warc: WarcConfig
+    table: TableConfig
+    origins: dict[str, str] = field(default_factory=dict)  # "section.key" -> where its value came from
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for name in _SECTIONS:
+            section = getattr(self, name)
+            out[name] = {f.name: getattr(section, f.name) for f in fields(section)}
+        return out
+
+    def to_toml(self) -> str:
+        """The configuration as TOML, for a collection's ``trawl.toml``."""
+        lines: list[str] = []
+        for name, values in self.as_dict().items():
+            lines.append(f"[{name}]")
+            for key, value in values.items():
+                lines.append(f"{key} = {_toml_value(value)}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise ConfigError(f"cannot write {value!r} as TOML")
+
+
+def _defaults() -> dict[str, dict[str, Any]]:
+    text = resources.files("trawl").joinpath("defaults.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _coerce(key: str, value: Any, default: Any, origin: str) -> Any:
+    """Convert ``value`` to the type of ``default``; strings (env, CLI) are parsed."""
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in {"1", "true", "yes", "on"}:
+                return True
+            if isinstance(value, str) and value.strip().lower() in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError("expected true or false")
+        if isinstance(default, int):
+            if isinstance(value, bool):
+                raise ValueError("expected an integer")
+            if isinstance(value, int):
+                return value
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            if isinstance(value, str):
+                number = float(value.replace("_", "")) if any(c in value for c in ".eE") else int(value, 0)
+                if isinstance(number, float) and not number.is_integer():
+                    raise ValueError("expected an integer")
+                return int(number)
+            raise ValueError("expected an integer")
+        if isinstance(default, str):
+            if not isinstance(value, str):
+                raise ValueError("expected a string")
+            return value
+        if isinstance(default, list):
+            if isinstance(value, str):
+                return [v.strip() for v in value.split(",") if v.strip()]
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return list(value)
+            raise ValueError("expected a list of strings")
+    except ValueError as exc:
+        raise ConfigError(f"{key} = {value!r} (from {origin}): {exc}") from exc
+    raise ConfigError(f"{key}: unsupported option type {type(default).__name__}")
+
+
+def _unknown(key: str, known: Iterable[str]) -> ConfigError:
+    near = difflib.get_close_matches(key, list(known), n=1)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return ConfigError(f"unknown option {key!r}{hint} (all options are listed in trawl/defaults.toml)")
+
+
+def load_config(
+    file: Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    overrides: Iterable[str] | Mapping[str, Any] = (),
+) -> Config:
+    """Build the configuration from the four layers.
+
+    ``overrides`` are ``"section.key=value"`` strings (or a mapping of ``"section.key"`` to
+    values) from the command line. Unknown keys and ill-typed values raise :class:`ConfigError`.
+    """
+    values = _defaults()
+    origins = {f"{s}.{k}": "defaults" for s, sec in values.items() for k in sec}
+    known = list(origins)
+
+    def put(key: str, value: Any, origin: str) -> None:
+        if key not in origins:
+            raise _unknown(key, known)
+        section, name = key.split(".", 1)
+        values[section][name] = _coerce(key, value, values[section][name], origin)
+        origins[key] = origin
+
+    if file is not None:
+        try:
+            data = tomllib.loads(Path(file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {str(file)!r}: {exc.strerror or exc}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {str(file)!r} is not valid TOML: {exc}") from exc
+        for section, entries in data.items():
+            if not isinstance(entries, dict):
+                raise ConfigError(f"{file}: {section!r} must be a [section] table")
+            for name, value in entries.items():
+                put(f"{section}.{name}", value, str(file))
+
+    environ = os.environ if env is None else env
+    for var, value in environ.items():
+        if not var.startswith("TRAWL_"):
+            continue
+        rest = var[len("TRAWL_") :].lower()
+        section, _, name = rest.partition("_")
+        if section in _SECTIONS and name:
+            put(f"{section}.{name}", value, f"${var}")
+
+    items = overrides.items() if isinstance(overrides, Mapping) else (_split(o) for o in overrides)
+    for key, value in items:
+        put(key, value, "command line")
+
+    config = Config(
+        **{name: cls(**values[name]) for name, cls in _SECTIONS.items()},
+        origins=origins,
+    )
+    _warn_contradictions(config)
+    return config
+
+
+def _split(item: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
+    if not sep or "." not in key:
+        raise ConfigError(f"expected section.key=value, got {item!r}")
+    return key.strip(), value.strip()
+
+
+def _warn_contradictions(config: Config) -> None:
+    if config.warc.max_file_bytes < 1 << 20:
+        warnings.warn(
+            f"warc.max_file_bytes = {config.warc.max_file_bytes} is under 1 MiB: "
+            "the collection will rotate into very many small WARC files",
+            stacklevel=3,
+        )
+    if config.ingest.max_record_bytes > config.decode.max_body_bytes:
+        warnings.warn(
+            "ingest.max_record_bytes is larger than decode.max_body_bytes: large records will be "
+            "stored but their text cut at decode.max_body_bytes",
+            stacklevel=3,
+        )
+    if config.table.engine not in {"rocksdb"}:
+        raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")
