@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import IO, BinaryIO
 
-from trawl.errors import InputError
+from trawl.errors import InputError, MissingDependency
 
 __all__ = ["Compression", "InputLike", "detect_compression", "input_name", "open_input", "open_raw"]
 
@@ -82,8 +82,8 @@ def _peek(stream: BinaryIO, n: int) -> tuple[bytes, BinaryIO]:
 def open_input(src: InputLike) -> tuple[BinaryIO, str]:
     """Open ``src`` and undo its compression. Returns (decompressed stream, compression kind).
 
-    zstd needs the optional ``zstandard`` module; it is reported as an :class:`InputError` naming
-    the package when missing.
+    zstd needs the optional ``zstandard`` module (extra ``zstd``); without it a zstd input raises
+    :class:`MissingDependency` naming the extra.
     """
     raw, _ = open_raw(src)
     head, raw = _peek(raw, 8)
@@ -98,9 +98,7 @@ def open_input(src: InputLike) -> tuple[BinaryIO, str]:
         try:
             import zstandard  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415 - optional
         except ImportError as exc:
-            raise InputError(
-                f"{input_name(src)} is zstd-compressed; install the 'zstandard' package to read it"
-            ) from exc
+            raise MissingDependency("zstandard", "zstd", f"reading {input_name(src)} (zstd)") from exc
         reader: BinaryIO = zstandard.ZstdDecompressor().stream_reader(raw)
         return reader, kind
     return raw, kind
