@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     warnings.simplefilter("default")
-    warnings.formatwarning = lambda msg, cat, *_a, **_k: f"trawl: warning: {msg}\n"  # type: ignore[assignment]
+    warnings.formatwarning = lambda msg, cat, *_a, **_k: f"trawl: warning: {msg}\n"
     try:
         code: int = args.func(args)
     except ConfigError as exc:

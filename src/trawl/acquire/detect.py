@@ -1,0 +1,181 @@
+"""Pick the reader for an input from its bytes, never from its name.
+
+``crawl.warc.gz``, ``wt10g/B01.gz`` and ``notes.txt`` all end up somewhere sensible however they
+are named: :func:`sniff_input` undoes any compression and looks at the first bytes (``WARC/1.``,
+``filedesc://``, ``<DOC>``), and :func:`open_source` / :func:`sources_for` build the matching
+:class:`~trawl.pipeline.base.Source`. An input that cannot be opened at all raises
+:class:`~trawl.errors.InputError` here, before any reading starts, because that is a mistake on
+the command line rather than bad data inside a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from trawl.acquire.localdir import LocalDirSource
+from trawl.acquire.streams import open_input, open_raw
+from trawl.acquire.trec import TrecSource
+from trawl.errors import ConfigError, InputError
+from trawl.pipeline.base import Source
+
+if TYPE_CHECKING:
+    from trawl.config import Config
+
+__all__ = ["InputKind", "kind_of", "open_source", "sniff_input", "sources_for"]
+
+InputKind = Literal["warc", "arc", "trec", "directory", "file"]
+
+_HEAD = 4096  # enough for a BOM and the blank lines some TREC files start with
+_BOM = b"\xef\xbb\xbf"
+# Which reader handles each kind: consecutive inputs with the same reader share one Source.
+_FAMILY: dict[str, str] = {
+    "warc": "warc",
+    "arc": "warc",
+    "trec": "trec",
+    "directory": "local",
+    "file": "local",
+}
+
+
+def _head(path: Path) -> bytes:
+    """The first decompressed bytes of a file; whatever a damaged stream gives before failing."""
+    raw, _ = open_raw(path)
+    try:
+        try:
+            stream, _kind = open_input(raw)
+        except OSError as exc:
+            raise InputError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from exc
+        read1 = getattr(stream, "read1", None)
+        read = read1 if callable(read1) else stream.read
+        head = b""
+        # A damaged stream still tells its kind by the bytes it gave before failing; the reader
+        # reports the damage itself when it gets there.
+        with contextlib.suppress(Exception):
+            while len(head) < _HEAD:
+                chunk = read(_HEAD - len(head))
+                if not chunk:
+                    break
+                head += chunk
+        if stream is not raw:
+            stream.close()
+        return head
+    finally:
+        raw.close()
+
+
+def kind_of(head: bytes) -> InputKind:
+    """The kind of a file whose decompressed content starts with ``head``."""
+    if head.startswith(b"WARC/1."):
+        return "warc"
+    if head.startswith(b"filedesc://"):
+        return "arc"
+    body = head[len(_BOM) :] if head.startswith(_BOM) else head
+    if body.lstrip(b" \t\r\n\f\v").startswith(b"<DOC>"):
+        return "trec"
+    return "file"
+
+
+def sniff_input(path: str | PathLike[str]) -> InputKind:
+    """``"warc"``, ``"arc"``, ``"trec"``, ``"directory"`` or ``"file"``, from the bytes.
+
+    Special files (FIFOs, sockets, devices) are never opened, since opening a FIFO blocks; they
+    are ``"file"`` and the local reader records them as ``local/not-regular``. Raises
+    :class:`InputError`, quoting the path, when it does not exist or cannot be read.
+    """
+    where = os.fspath(path)
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError as exc:
+        what = "is a broken symlink" if p.is_symlink() else "does not exist"
+        raise InputError(f"input {where!r} {what}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read input {where!r}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            with os.scandir(p):
+                pass
+        except OSError as exc:
+            raise InputError(f"cannot list directory {where!r}: {exc.strerror or exc}") from exc
+        return "directory"
+    if not stat.S_ISREG(st.st_mode):
+        return "file"
+    return kind_of(_head(p))
+
+
+def _build(family: str, paths: list[str | PathLike[str]], options: Mapping[str, Any]) -> Source:
+    if family == "trec":
+        return TrecSource(paths, **options)
+    if family == "local":
+        return LocalDirSource(paths, **options)
+    try:
+        # Imported here so that TREC and local inputs work in an install (or a checkout) that
+        # lacks the WARC reader's dependencies.
+        from trawl.acquire.warc import WarcSource  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+    except ImportError as exc:
+        raise InputError(
+            f"{os.fspath(paths[0])!r} is a WARC/ARC file, but the WARC reader cannot be loaded: {exc}"
+        ) from exc
+    return WarcSource(paths, **options)  # type: ignore[no-any-return,unused-ignore]
+
+
+def open_source(path: str | PathLike[str], **options: Any) -> Source:
+    """The Source that reads ``path``, given ``options`` for that reader's constructor.
+
+    WARC and ARC files get ``trawl.acquire.warc.WarcSource``, TREC files :class:`TrecSource`,
+    directories and any other file :class:`LocalDirSource`.
+    """
+    return _build(_FAMILY[sniff_input(path)], [path], options)
+
+
+def _config_options(config: Config | None) -> dict[str, dict[str, Any]]:
+    """Each reader's constructor options taken from a :class:`~trawl.config.Config`."""
+    if config is None:
+        return {"warc": {}, "trec": {}, "local": {}}
+    ingest, local = config.ingest, config.local
+    warc: dict[str, Any] = {
+        "record_types": list(ingest.record_types),
+        "content_types": list(ingest.content_types),
+    }
+    trec: dict[str, Any] = {}
+    if ingest.max_record_bytes > 0:
+        warc["max_record_bytes"] = ingest.max_record_bytes
+        trec["max_doc_bytes"] = ingest.max_record_bytes
+    loc: dict[str, Any] = {"skip_hidden": local.skip_hidden, "follow_symlinks": local.follow_symlinks}
+    if local.max_file_bytes > 0:
+        loc["max_file_bytes"] = local.max_file_bytes
+    return {"warc": warc, "trec": trec, "local": loc}
+
+
+def sources_for(
+    paths: Sequence[str | PathLike[str]],
+    *,
+    config: Config | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[Source]:
+    """One Source per run of consecutive inputs read by the same reader, in input order.
+
+    Every input is sniffed first, so a missing or unreadable one fails (with
+    :class:`InputError`) before anything is read. Reader options come from ``config``
+    (``ingest.max_record_bytes``, ``ingest.record_types``, ``ingest.content_types``, the
+    ``local`` section) and then ``options``, keyed by reader: ``"warc"``, ``"trec"``, ``"local"``.
+    """
+    merged = _config_options(config)
+    for family, extra in (options or {}).items():
+        if family not in merged:
+            raise ConfigError(f"no reader called {family!r}; options are for 'warc', 'trec' or 'local'")
+        merged[family].update(extra)
+    groups: list[tuple[str, list[str | PathLike[str]]]] = []
+    for path in paths:
+        family = _FAMILY[sniff_input(path)]
+        if groups and groups[-1][0] == family:
+            groups[-1][1].append(path)
+        else:
+            groups.append((family, [path]))
+    return [_build(family, group, merged[family]) for family, group in groups]
