@@ -60,5 +60,5 @@ def test_non_seekable_stream() -> None:
 
 
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="nope.warc"):
+    with pytest.raises(InputError, match=r"nope\.warc"):
         open_input(tmp_path / "nope.warc")
