@@ -57,6 +57,8 @@ def inputs(tmp_path: Path) -> dict[str, Path]:
         "f.trec": bz2.compress(TREC),
         "page.trec": b"<html>not trec, whatever the name says</html>",
         "empty": b"",
+        "empty.warc.gz": b"",
+        "empty.trec": b"",
         "bad.gz": gzip.compress(TREC * 50)[:30],
     }
     out = {}
@@ -78,6 +80,9 @@ def test_sniff_by_bytes(inputs: dict[str, Path]) -> None:
     assert sniff_input(inputs["e.txt"]) == "arc"
     assert sniff_input(inputs["page.trec"]) == "file"
     assert sniff_input(inputs["empty"]) == "file"
+    # An empty file has no bytes to sniff: its name is the only evidence left.
+    assert sniff_input(inputs["empty.warc.gz"]) == "warc"
+    assert sniff_input(inputs["empty.trec"]) == "trec"
     assert sniff_input(str(inputs["dir"])) == "directory"
     # A truncated gzip still tells its kind by the bytes that came out before the damage.
     assert sniff_input(inputs["bad.gz"]) == "trec"

@@ -265,3 +265,10 @@ def test_bad_options() -> None:
         LocalDirSource([], max_file_bytes=0)
     with pytest.raises(ConfigError, match="lists of patterns"):
         LocalDirSource([], include="*.txt")
+
+
+def test_empty_file_is_a_recorded_drop(tree: Path) -> None:
+    (tree / "zero.txt").write_bytes(b"")
+    docs, ctx = read([tree / "zero.txt", tree / "b.txt"])
+    assert [Path(d.source).name for d in docs] == ["b.txt"]
+    assert reasons(ctx) == ["local/empty-file"] and "zero.txt" in ctx.audit.entries[0].message

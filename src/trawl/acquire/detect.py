@@ -106,7 +106,22 @@ def sniff_input(path: str | PathLike[str]) -> InputKind:
         return "directory"
     if not stat.S_ISREG(st.st_mode):
         return "file"
+    if st.st_size == 0:
+        # No bytes to sniff: the name is the only evidence, so that an empty crawl.warc.gz is
+        # reported by the WARC reader as warc/empty-file rather than stored as an empty document.
+        return _kind_from_name(p.name)
     return kind_of(_head(p))
+
+
+def _kind_from_name(name: str) -> InputKind:
+    parts = name.lower().split(".")[1:]
+    if "warc" in parts:
+        return "warc"
+    if "arc" in parts:
+        return "arc"
+    if "trec" in parts:
+        return "trec"
+    return "file"
 
 
 def _build(family: str, paths: list[str | PathLike[str]], options: Mapping[str, Any]) -> Source:

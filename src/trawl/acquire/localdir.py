@@ -268,6 +268,9 @@ class LocalDirSource(Source):
                 source=where,
             )
             return None
+        if not data:  # nothing to index; recorded so that the file is not silently missing
+            ctx.drop(STAGE, "local/empty-file", f"{where!r} is empty (0 bytes)", source=where)
+            return None
         declared, inner = guess_type(path.name)
         metadata: dict[str, object] = {"size": len(data), "path": where}
         if inner is not None:

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         out.print(summary_table(result))
         first = next(collection.records(), None)
     stored = result.stats.get("store/records")
-    expected = sample.expected_documents
+    expected = sample.expected.documents
     status = "[green]as expected[/]" if stored == expected else f"[red]expected {expected}[/]"
     out.print(f"stored {stored} documents ({status}); "
               f"{sum(result.stats.prefix('drop/').values())} bad records dropped with reasons in "
