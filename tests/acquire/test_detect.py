@@ -180,8 +180,8 @@ def test_sources_for_takes_options_from_config(inputs: dict[str, Path], fake_war
     assert isinstance(warc, FakeWarcSource)
     assert warc.filters == {
         "record_types": config.ingest.record_types,
-        "content_types": config.ingest.content_types,
-        "max_record_bytes": config.ingest.max_record_bytes,
+        "content_types": None,  # the default, an empty list, keeps every type
+        "max_length": config.ingest.max_record_bytes,
     }
     (local2,) = sources_for([str(inputs["dir"])], config=config, options={"local": {"include": ["*.md"]}})
     assert isinstance(local2, LocalDirSource) and local2.include == ("*.md",)

@@ -154,13 +154,14 @@ def _config_options(config: Config | None) -> dict[str, dict[str, Any]]:
     if config is None:
         return {"warc": {}, "trec": {}, "local": {}}
     ingest, local = config.ingest, config.local
+    # An empty content_types list means "keep every type", which WarcSource spells None.
     warc: dict[str, Any] = {
         "record_types": list(ingest.record_types),
-        "content_types": list(ingest.content_types),
+        "content_types": list(ingest.content_types) or None,
     }
     trec: dict[str, Any] = {}
     if ingest.max_record_bytes > 0:
-        warc["max_record_bytes"] = ingest.max_record_bytes
+        warc["max_length"] = ingest.max_record_bytes
         trec["max_doc_bytes"] = ingest.max_record_bytes
     loc: dict[str, Any] = {"skip_hidden": local.skip_hidden, "follow_symlinks": local.follow_symlinks}
     if local.max_file_bytes > 0:
