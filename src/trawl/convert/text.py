@@ -1,0 +1,82 @@
+"""Plain text to text and title; every format nobody converts yet is counted, not guessed at.
+
+:class:`TextConverter` is the last converter of the first HTML path. For plain and other
+non-markup text (``text/plain``, ``text/css``, JSON, YAML, an unknown type whose bytes sniff as
+text) it normalises line breaks (CRLF and lone CR become LF), removes NUL characters, and takes
+the first non-empty line as the title. Documents of any other type except (X)HTML, which
+:class:`~trawl.convert.html.HtmlConverter` handles, are left untouched and counted as
+``convert/skipped/<type>`` (PDF, office formats, images, XML feeds...) for the converters that
+later issues add; their decoded characters, if any, are discarded here so that they never
+outlive the conversion stage.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from trawl.convert.sniff import effective_type, is_html, is_plain_text
+from trawl.decode.charset import DECODED_KEY, take_decoded
+from trawl.document import Document
+from trawl.errors import ConfigError
+from trawl.pipeline.base import Step
+
+__all__ = ["DEFAULT_MAX_CHARS", "MAX_TITLE_CHARS", "TextConverter", "normalize_text", "text_title"]
+
+#: Texts longer than this many characters are cut (``html.max_chars`` in the configuration).
+DEFAULT_MAX_CHARS = 5_000_000
+#: A plain text's title (its first non-empty line) is cut at this many characters.
+MAX_TITLE_CHARS = 200
+
+
+def normalize_text(text: str) -> str:
+    """CRLF and lone CR to LF, NUL characters removed."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    return text
+
+
+def text_title(text: str) -> str:
+    """The first non-empty line, stripped and cut at :data:`MAX_TITLE_CHARS`."""
+    start = 0
+    n = len(text)
+    while start < n:
+        end = text.find("\n", start)
+        if end < 0:
+            end = n
+        line = text[start : min(end, start + 4 * MAX_TITLE_CHARS)].strip()
+        if line:
+            return line[:MAX_TITLE_CHARS].rstrip()
+        start = end + 1
+    return ""
+
+
+class TextConverter(Step):
+    """Converts plain text; counts ``convert/text``, ``text/capped`` and ``convert/skipped/<type>``."""
+
+    name: ClassVar[str] = "text"
+
+    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+        if max_chars <= 0:
+            raise ConfigError(f"text: max_chars must be positive, not {max_chars}")
+        self.max_chars = max_chars
+
+    def process(self, doc: Document) -> Document:
+        kind = effective_type(doc)
+        if is_html(kind):
+            return doc
+        if not is_plain_text(kind):
+            doc.metadata.pop(DECODED_KEY, None)
+            self.count(f"convert/skipped/{kind}")
+            return doc
+        text = take_decoded(doc, self)
+        if len(text) > self.max_chars:
+            doc.error(self.name, f"text of {len(text)} characters cut at {self.max_chars}")
+            self.count("text/capped")
+            text = text[: self.max_chars]
+        text = normalize_text(text)
+        doc.text = text
+        doc.title = text_title(text)
+        self.count("convert/text")
+        return doc

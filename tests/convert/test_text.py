@@ -1,0 +1,89 @@
+"""Plain-text conversion, and the formats left for later converters."""
+
+from __future__ import annotations
+
+import pytest
+
+from trawl.convert.html import default_steps
+from trawl.convert.text import TextConverter, normalize_text, text_title
+from trawl.decode.charset import DECODED_KEY
+from trawl.document import Document
+from trawl.pipeline.base import RunContext
+
+
+def convert(doc: Document) -> tuple[Document, RunContext]:
+    ctx = RunContext()
+    stream = iter([doc])
+    for step in default_steps():
+        stream = step.run(stream, ctx)
+    (out,) = stream
+    return out, ctx
+
+
+def test_normalize_text() -> None:
+    assert normalize_text("a\r\nb\rc\nd\x00e") == "a\nb\nc\nde"
+    assert normalize_text("unchanged\n") == "unchanged\n"
+
+
+def test_title_is_the_first_non_empty_line_cut_at_200() -> None:
+    assert text_title("\n   \n  Hello world  \nsecond") == "Hello world"
+    assert text_title("x" * 500) == "x" * 200
+    assert text_title("") == "" and text_title("\n\n \t\n") == ""
+
+
+def test_plain_text_document() -> None:
+    raw = "\r\n\r\n  Caf\u00e9 notes\r\nline two\x00\r\n".encode("cp1252")
+    headers = [("Content-Type", "text/plain")]
+    doc, ctx = convert(Document(url="http://x/notes.txt", raw=raw, http_headers=headers))
+    assert doc.text == "\n\n  Caf\u00e9 notes\nline two\n"
+    assert doc.title == "Caf\u00e9 notes"
+    assert (doc.encoding, doc.encoding_source) == ("windows-1252", "default")
+    assert ctx.stats["convert/text"] == 1
+    assert DECODED_KEY not in doc.metadata
+
+
+@pytest.mark.parametrize(
+    ("declared", "raw"),
+    [
+        ("text/css", b"body { color: red }\n"),
+        ("application/json", b'{"a": 1}'),
+        (None, b"no type declared, but the bytes are text"),
+        ("application/octet-stream", b"mislabelled text"),
+        ("text/markdown", b"# Heading\n\nBody"),
+    ],
+)
+def test_other_textual_types_are_text(declared: str | None, raw: bytes) -> None:
+    doc, ctx = convert(Document(url="http://x/f", raw=raw, declared_type=declared))
+    assert doc.text == raw.decode() and doc.title
+    assert ctx.stats["convert/text"] == 1
+
+
+@pytest.mark.parametrize(
+    ("declared", "raw", "kind"),
+    [
+        ("application/pdf", b"%PDF-1.7\n...", "application/pdf"),
+        ("text/html", b"%PDF-1.7\n...", "application/pdf"),  # the bytes, not the label, decide
+        ("image/png", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "image/png"),
+        ("application/rss+xml", b'<?xml version="1.0"?><rss><channel>', "application/rss+xml"),
+        (None, b"\x00\x01\x02\x03binary", "application/octet-stream"),
+    ],
+)
+def test_other_formats_are_skipped_and_counted(declared: str | None, raw: bytes, kind: str) -> None:
+    doc, ctx = convert(Document(url="http://x/f", raw=raw, declared_type=declared))
+    assert doc.text == "" and doc.title == ""
+    assert ctx.stats[f"convert/skipped/{kind}"] == 1
+    assert DECODED_KEY not in doc.metadata  # decoded XML is not left behind
+
+
+def test_html_is_left_to_the_html_converter() -> None:
+    doc = Document(url="http://x/", raw=b"<p>hi", sniffed_type="text/html")
+    TextConverter().process(doc)
+    assert doc.text == "" and doc.encoding is None
+
+
+def test_long_text_is_capped_and_counted() -> None:
+    doc = Document(url="http://x/", raw=b"a" * 5000, declared_type="text/plain")
+    ctx = RunContext()
+    (doc,) = TextConverter(max_chars=1000).run([doc], ctx)
+    assert len(doc.text) == 1000
+    assert ctx.stats["text/capped"] == 1
