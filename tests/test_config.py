@@ -39,11 +39,11 @@ def test_values_are_typed() -> None:
 
 
 def test_unknown_and_bad_values_fail_with_the_key() -> None:
-    with pytest.raises(ConfigError, match="did you mean 'warc.prefix'"):
+    with pytest.raises(ConfigError, match=r"did you mean .warc\.prefix."):
         load_config(env={}, overrides=["warc.prefx=a"])
-    with pytest.raises(ConfigError, match="html.max_chars"):
+    with pytest.raises(ConfigError, match=r"html\.max_chars"):
         load_config(env={}, overrides=["html.max_chars=lots"])
-    with pytest.raises(ConfigError, match="section.key=value"):
+    with pytest.raises(ConfigError, match=r"section\.key=value"):
         load_config(env={}, overrides=["nonsense"])
 
 
