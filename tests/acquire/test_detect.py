@@ -197,3 +197,21 @@ def test_sniffed_sources_read_end_to_end(inputs: dict[str, Path]) -> None:
     assert docs[3].raw == b"hello\n" and docs[4].url.endswith("/page.trec")
     assert pipeline.ctx.stats["read/records"] == 5
     assert pipeline.ctx.audit.entries == []
+
+
+def test_a_directory_of_archives_is_read_as_archives(tmp_path: Path) -> None:
+    from trawl.acquire.detect import archive_directory
+
+    arch = tmp_path / "crawl"
+    (arch / "sub").mkdir(parents=True)
+    (arch / "b.trec.gz").write_bytes(gzip.compress(TREC))
+    (arch / "sub" / "a.data").write_bytes(TREC)
+    (arch / ".hidden").write_bytes(b"ignored")
+    assert archive_directory(arch) == [(arch / "b.trec.gz", "trec"), (arch / "sub" / "a.data", "trec")]
+    (trec,) = sources_for([str(arch)])
+    assert isinstance(trec, TrecSource) and len(trec.inputs) == 2
+    # anything else in the folder makes it a desktop crawl: one document per file
+    (arch / "notes.txt").write_text("hi")
+    assert archive_directory(arch) is None
+    (local,) = sources_for([str(arch)])
+    assert isinstance(local, LocalDirSource)

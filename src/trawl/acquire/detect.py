@@ -27,7 +27,7 @@ from trawl.pipeline.base import Source
 if TYPE_CHECKING:
     from trawl.config import Config
 
-__all__ = ["InputKind", "kind_of", "open_source", "sniff_input", "sources_for"]
+__all__ = ["InputKind", "archive_directory", "kind_of", "open_source", "sniff_input", "sources_for"]
 
 InputKind = Literal["warc", "arc", "trec", "directory", "file"]
 
@@ -124,6 +124,30 @@ def _kind_from_name(name: str) -> InputKind:
     return "file"
 
 
+def archive_directory(path: str | PathLike[str]) -> list[tuple[Path, InputKind]] | None:
+    """The archives in a directory of nothing but archives (WARC, ARC, TREC), else ``None``.
+
+    ``trawl ingest crawl/`` on a folder of WARC files means "read these archives", not "store
+    each .warc.gz as one opaque document"; a folder with anything else in it is a desktop crawl.
+    Hidden files are ignored, as the local reader ignores them.
+    """
+    found: list[tuple[Path, InputKind]] = []
+    for root, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            file = Path(root) / name
+            try:
+                kind = sniff_input(file)
+            except InputError:
+                return None  # unreadable: let the local reader record it as a drop
+            if kind not in ("warc", "arc", "trec"):
+                return None
+            found.append((file, kind))
+    return found or None
+
+
 def _build(family: str, paths: list[str | PathLike[str]], options: Mapping[str, Any]) -> Source:
     if family == "trec":
         return TrecSource(paths, **options)
@@ -188,10 +212,19 @@ def sources_for(
             raise ConfigError(f"no reader called {family!r}; options are for 'warc', 'trec' or 'local'")
         merged[family].update(extra)
     groups: list[tuple[str, list[str | PathLike[str]]]] = []
-    for path in paths:
-        family = _FAMILY[sniff_input(path)]
+
+    def add(family: str, path: str | PathLike[str]) -> None:
         if groups and groups[-1][0] == family:
             groups[-1][1].append(path)
         else:
             groups.append((family, [path]))
+
+    for path in paths:
+        kind = sniff_input(path)
+        archives = archive_directory(path) if kind == "directory" else None
+        if archives is None:
+            add(_FAMILY[kind], path)
+            continue
+        for archive, archive_kind in archives:
+            add(_FAMILY[archive_kind], archive)
     return [_build(family, group, merged[family]) for family, group in groups]
