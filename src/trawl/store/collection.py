@@ -230,7 +230,8 @@ class Collection:
         types: dict[str, int] = {}
         for record in self.records():
             rows += 1
-            host = record.row.split(")", 1)[0]
+            # SURT "com,example)/path" -> host "com,example"; "file:/path" -> "file:"
+            host = record.row.split(")", 1)[0] if ")" in record.row else record.row.split(":", 1)[0] + ":"
             hosts[host] = hosts.get(host, 0) + 1
             ctype = str(record.cells.get("fetch", {}).get("sniffed_type") or "unknown")
             types[ctype] = types.get(ctype, 0) + 1
