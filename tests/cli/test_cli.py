@@ -116,7 +116,8 @@ def test_random_access_round_trip_10000_records(tmp_path: Path) -> None:
             docs.append(d)
             w.write(d)
     coll_path = tmp_path / "coll"
-    args = ["ingest", str(src), "-o", str(coll_path), "--no-progress", "--json", "--set", "warc.max_file_bytes=2e6"]
+    args = ["ingest", str(src), "-o", str(coll_path), "--no-progress", "--json"]
+    args += ["--set", "warc.max_file_bytes=2e6"]
     assert main(args) == 0
     with Collection.open(coll_path) as coll:
         assert len(coll.warc_files()) > 1  # rotated
