@@ -72,7 +72,7 @@ def test_reingest_is_idempotent_and_new_captures_are_versions(tmp_path: Path) ->
         Pipeline([Docs([later])], [coll.writer()]).run()
         rec = coll.find(later.url)
         assert rec.title == "newer"
-        assert len(coll.table.versions_of(rec.row, "fetch", "pointer")) == 2
+        assert len(coll.table.versions_of(rec.row, "fetch", "capture")) == 2
 
 
 def test_open_errors(tmp_path: Path) -> None:

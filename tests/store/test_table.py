@@ -59,3 +59,12 @@ def test_rows_survive_a_killed_writer(tmp_path: Path) -> None:
     with Table(tmp_path / "t") as t:
         assert len(list(t.rows())) == 500
         assert t.get_row("row0499") == {"fetch": {"i": 499}}
+
+
+def test_writing_an_older_version_keeps_the_newest(tmp_path: Path) -> None:
+    with Table(tmp_path / "t", versions={"fetch": 2}) as t:
+        t.put_row("r", {"fetch": {"x": "new"}}, ts=300)
+        t.put_row("r", {"fetch": {"x": "mid"}}, ts=200)
+        t.put_row("r", {"fetch": {"x": "old"}}, ts=100)  # back-filled: beyond the policy at once
+        assert t.versions_of("r", "fetch", "x") == [(300, "new"), (200, "mid")]
+        assert t.get_row("r") == {"fetch": {"x": "new"}}

@@ -57,12 +57,18 @@ class StoredRecord:
     cells: dict[str, dict[str, Any]]
 
     @property
+    def capture(self) -> dict[str, Any]:
+        """The newest ``fetch:capture`` cell: URL, time, status, types, WARC pointer."""
+        value: dict[str, Any] = self.cells.get("fetch", {}).get("capture", {})
+        return value
+
+    @property
     def url(self) -> str:
-        return str(self.cells.get("fetch", {}).get("url", ""))
+        return str(self.capture.get("url", ""))
 
     @property
     def pointer(self) -> WarcPointer:
-        p = self.cells.get("fetch", {}).get("pointer")
+        p = self.capture.get("pointer")
         if not p:
             raise RecordNotFound(f"{self.row!r} has no WARC pointer")
         return WarcPointer(str(p["file"]), int(p["offset"]), int(p["length"]))
@@ -76,8 +82,9 @@ class StoredRecord:
         return str(self.cells.get("text", {}).get("text", ""))
 
     def as_dict(self) -> dict[str, Any]:
-        fetch = self.cells.get("fetch", {})
+        fetch = self.capture
         meta = self.cells.get("meta", {})
+        decode = meta.get("decode", {})
         return {
             "url": fetch.get("url"),
             "surt": self.row,
@@ -92,9 +99,10 @@ class StoredRecord:
             "declared_type": fetch.get("declared_type"),
             "sniffed_type": fetch.get("sniffed_type"),
             "type_mismatch": fetch.get("type_mismatch"),
-            "encoding": meta.get("encoding"),
-            "encoding_source": meta.get("encoding_source"),
-            "decode_errors": meta.get("decode_errors"),
+            "encoding": decode.get("encoding"),
+            "encoding_source": decode.get("encoding_source"),
+            "decode_errors": decode.get("decode_errors"),
+            "mojibake": decode.get("mojibake"),
             "title": self.title,
             "text": self.text,
             "metadata": meta.get("metadata", {}),
@@ -233,7 +241,7 @@ class Collection:
             # SURT "com,example)/path" -> host "com,example"; "file:/path" -> "file:"
             host = record.row.split(")", 1)[0] if ")" in record.row else record.row.split(":", 1)[0] + ":"
             hosts[host] = hosts.get(host, 0) + 1
-            ctype = str(record.cells.get("fetch", {}).get("sniffed_type") or "unknown")
+            ctype = str(record.capture.get("sniffed_type") or "unknown")
             types[ctype] = types.get(ctype, 0) + 1
         warcs = self.warc_files()
         runs = self.runs()
@@ -282,33 +290,38 @@ class CollectionWriter(Step):
         row = doc.surt
         ts = _timestamp_us(doc.fetched_at)
         doc_id = doc.id
-        previous = table.versions_of(row, "fetch", "id")
-        if previous and previous[0] == (ts, doc_id):
+        previous = table.versions_of(row, "fetch", "capture")
+        if previous and previous[0][0] == ts and previous[0][1].get("id") == doc_id:
             self.count("store/skipped/already-stored")
             return doc
         pointer = self._warc.write(doc)
         doc.warc = pointer
+        # Few cells per row, grouped by what changes together: each cell is a RocksDB key.
         cells: dict[str, dict[str, Any]] = {
             "fetch": {
-                "id": doc_id,
-                "url": doc.url,
-                "docno": doc.docno,
-                "fetched_at": doc.fetched_at.isoformat() if doc.fetched_at else None,
-                "status": doc.status,
-                "record_type": doc.record_type,
-                "record_id": doc.record_id,
-                "pointer": pointer.as_dict(),
-                "length": len(doc.raw),
-                "declared_type": doc.declared_type,
-                "sniffed_type": doc.sniffed_type,
-                "type_mismatch": doc.type_mismatch,
-                "source": doc.source,
+                "capture": {
+                    "id": doc_id,
+                    "url": doc.url,
+                    "docno": doc.docno,
+                    "fetched_at": doc.fetched_at.isoformat() if doc.fetched_at else None,
+                    "status": doc.status,
+                    "record_type": doc.record_type,
+                    "record_id": doc.record_id,
+                    "pointer": pointer.as_dict(),
+                    "length": len(doc.raw),
+                    "declared_type": doc.declared_type,
+                    "sniffed_type": doc.sniffed_type,
+                    "type_mismatch": doc.type_mismatch,
+                    "source": doc.source,
+                },
             },
             "meta": {
-                "encoding": doc.encoding,
-                "encoding_source": doc.encoding_source,
-                "decode_errors": doc.decode_errors,
-                "mojibake": doc.mojibake,
+                "decode": {
+                    "encoding": doc.encoding,
+                    "encoding_source": doc.encoding_source,
+                    "decode_errors": doc.decode_errors,
+                    "mojibake": doc.mojibake,
+                },
                 "metadata": {k: v for k, v in doc.metadata.items() if not k.startswith("_")},
                 "errors": doc.errors,
             },

@@ -75,34 +75,41 @@ class Table:
     # -- writing -----------------------------------------------------------------------------
 
     def put_row(self, row: str, cells: Mapping[str, Mapping[str, Any]], ts: int) -> None:
-        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically."""
+        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically.
+
+        Versions beyond each family's policy are deleted in the same batch, found by one scan
+        over the row (a new row costs one seek).
+        """
         from rocksdict import WriteBatch  # noqa: PLC0415
 
         batch = WriteBatch(raw_mode=True)
         rkey = b"r" + _enc(row) + _SEP
         tsb = _ts_bytes(ts)
+        keep: dict[bytes, int] = {}
         for family, columns in cells.items():
-            keep = self.versions.get(family, 1)
+            fkey = rkey + _enc(family) + _SEP
+            limit = self.versions.get(family, 1)
             for qualifier, value in columns.items():
-                cell = rkey + _enc(family) + _SEP + _enc(qualifier) + _SEP
+                cell = fkey + _enc(qualifier) + _SEP
                 batch.put(cell + tsb, orjson.dumps(value))
-                self._trim(batch, cell, ts, keep)
-        self._db.write(batch)
-
-    def _trim(self, batch: Any, cell: bytes, ts: int, keep: int) -> None:
-        """Delete versions of ``cell`` beyond the newest ``keep`` (counting the one being written)."""
-        seen = 1
+                keep[cell] = limit
+        existing: dict[bytes, list[bytes]] = {}
         it = self._db.iter()
-        it.seek(cell)
+        it.seek(rkey)
         while it.valid():
             key: bytes = it.key()
-            if not key.startswith(cell) or len(key) != len(cell) + 8:
+            if not key.startswith(rkey):
                 break
-            if _ts_from(key[-8:]) != ts:
-                seen += 1
-                if seen > keep:
-                    batch.delete(key)
+            cell = key[:-8]
+            if cell in keep and key[-8:] != tsb:
+                existing.setdefault(cell, []).append(key[-8:])
             it.next()
+        for cell, stamps in existing.items():
+            # inverted timestamps: ascending bytes = newest first; keep the newest `limit`
+            ordered = sorted([*stamps, tsb])
+            for old in ordered[keep[cell] :]:
+                batch.delete(cell + old)  # may be the version just put, if it is the oldest
+        self._db.write(batch)
 
     def put_index(self, index: str, key: str, row: str) -> None:
         self._db[b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass")] = _enc(row)
