@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import pytest
 
@@ -89,3 +89,28 @@ def test_audit_writes_jsonl(tmp_path) -> None:  # type: ignore[no-untyped-def]
     p.run()
     lines = (tmp_path / "drops.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["reason"] == "short/too-short"
+
+
+def test_a_filter_that_fails_drops_with_a_reason() -> None:
+    class Broken(Filter):
+        name: ClassVar[str] = "broken"
+
+        def verdict(self, doc: Document) -> Verdict:
+            if "bad" in doc.url:
+                raise RuntimeError("cannot judge")
+            return Verdict.ok()
+
+    p = Pipeline([ListSource(["http://a.example/bad", "http://a.example/good"])], [Broken()])
+    assert [d.url for d in p] == ["http://a.example/good"]
+    assert p.ctx.stats["error/broken/RuntimeError"] == 1
+    assert p.ctx.stats["drop/broken/error"] == 1
+    assert p.ctx.stats["filter/broken/kept"] == 1
+
+
+def test_a_step_may_drop_on_error() -> None:
+    class Strict(Upper):
+        on_error: ClassVar[Literal["keep", "drop"]] = "drop"
+
+    p = Pipeline([ListSource(["http://a.example/boom", "http://a.example/1"])], [Strict()])
+    assert [d.url for d in p] == ["http://a.example/1"]
+    assert p.ctx.stats["error/upper/ValueError"] == 1

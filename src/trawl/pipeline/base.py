@@ -158,23 +158,32 @@ class Step:
         """Release resources at the end of the run (files, databases)."""
 
     def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        """Apply the step to each document, timing it and isolating failures."""
         self.ctx = ctx
         name = self.name
         stats = ctx.stats
         for doc in docs:
             t0 = time.perf_counter()
             try:
-                out = self.process(doc)
+                out = self._apply(doc)
             except Exception as exc:  # isolation: one bad document never stops the run
                 doc.error(name, exc)
                 ctx.error(name, exc, url=doc.url, source=doc.source)
-                if self.on_error == "drop":
-                    doc.dropped = f"error/{name}"
-                    continue
-                out = doc
+                out = self._after_failure(doc)
             finally:
                 stats.add_time(name, time.perf_counter() - t0)
-            yield out
+            if out is not None:
+                yield out
+
+    def _apply(self, doc: Document) -> Document | None:
+        """One document through the step; ``None`` means it left the stream."""
+        return self.process(doc)
+
+    def _after_failure(self, doc: Document) -> Document | None:
+        if self.on_error == "drop":
+            doc.dropped = f"error/{self.name}"
+            return None
+        return doc
 
 
 @dataclass(slots=True, frozen=True)
@@ -203,27 +212,21 @@ class Filter(Step, ABC):
     def verdict(self, doc: Document) -> Verdict:
         """Keep the document, or drop it with a reason."""
 
-    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
-        self.ctx = ctx
-        name = self.name
-        stats = ctx.stats
-        for doc in docs:
-            t0 = time.perf_counter()
-            try:
-                v = self.verdict(doc)
-            except Exception as exc:
-                doc.error(name, exc)
-                ctx.error(name, exc, url=doc.url, source=doc.source)
-                v = Verdict(self.on_error == "keep", f"{name}/error")
-            finally:
-                stats.add_time(name, time.perf_counter() - t0)
-            if v.keep:
-                stats.inc(f"filter/{name}/kept")
-                yield doc
-            else:
-                reason = v.reason or f"{name}/unspecified"
-                doc.dropped = reason
-                ctx.drop(name, reason, url=doc.url, source=doc.source)
+    def _apply(self, doc: Document) -> Document | None:
+        return self._decide(doc, self.verdict(doc))
+
+    def _after_failure(self, doc: Document) -> Document | None:
+        return self._decide(doc, Verdict(self.on_error == "keep", f"{self.name}/error"))
+
+    def _decide(self, doc: Document, verdict: Verdict) -> Document | None:
+        if verdict.keep:
+            self.count(f"filter/{self.name}/kept")
+            return doc
+        reason = verdict.reason or f"{self.name}/unspecified"
+        doc.dropped = reason
+        if self.ctx is not None:
+            self.ctx.drop(self.name, reason, url=doc.url, source=doc.source)
+        return None
 
 
 class Pipeline:

@@ -72,6 +72,17 @@ class Table:
             raise StoreError(f"cannot open the table at {str(self.path)!r}: {exc}") from exc
         self._closed = False
 
+    def _scan(self, prefix: bytes) -> Iterator[tuple[bytes, Any]]:
+        """(key, iterator) for every key starting with ``prefix``; read values with ``it.value()``."""
+        it = self._db.iter()
+        it.seek(prefix)
+        while it.valid():
+            key: bytes = it.key()
+            if not key.startswith(prefix):
+                return
+            yield key, it
+            it.next()
+
     # -- writing -----------------------------------------------------------------------------
 
     def put_row(self, row: str, cells: Mapping[str, Mapping[str, Any]], ts: int) -> None:
@@ -94,16 +105,10 @@ class Table:
                 batch.put(cell + tsb, orjson.dumps(value))
                 keep[cell] = limit
         existing: dict[bytes, list[bytes]] = {}
-        it = self._db.iter()
-        it.seek(rkey)
-        while it.valid():
-            key: bytes = it.key()
-            if not key.startswith(rkey):
-                break
+        for key, _ in self._scan(rkey):
             cell = key[:-8]
             if cell in keep and key[-8:] != tsb:
                 existing.setdefault(cell, []).append(key[-8:])
-            it.next()
         for cell, stamps in existing.items():
             # inverted timestamps: ascending bytes = newest first; keep the newest `limit`
             ordered = sorted([*stamps, tsb])
@@ -124,12 +129,7 @@ class Table:
         """The newest version (at or before ``as_of``) of every cell of ``row``; {} if absent."""
         out: dict[str, dict[str, Any]] = {}
         rkey = b"r" + _enc(row) + _SEP
-        it = self._db.iter()
-        it.seek(rkey)
-        while it.valid():
-            key: bytes = it.key()
-            if not key.startswith(rkey):
-                break
+        for key, it in self._scan(rkey):
             rest = key[len(rkey) :]
             family_b, _, qualifier_b = rest[:-9].partition(_SEP)  # drop "\0" + 8 timestamp bytes
             ts = _ts_from(rest[-8:])
@@ -138,22 +138,13 @@ class Table:
             columns = out.setdefault(family, {})
             if qualifier not in columns and (as_of is None or ts <= as_of):
                 columns[qualifier] = orjson.loads(it.value())
-            it.next()
         return {f: c for f, c in out.items() if c}
 
     def versions_of(self, row: str, family: str, qualifier: str) -> list[tuple[int, Any]]:
         """Every stored version of one cell, newest first, as (timestamp, value)."""
         cell = b"r" + _enc(row) + _SEP + _enc(family) + _SEP + _enc(qualifier) + _SEP
-        out: list[tuple[int, Any]] = []
-        it = self._db.iter()
-        it.seek(cell)
-        while it.valid():
-            key: bytes = it.key()
-            if not key.startswith(cell) or len(key) != len(cell) + 8:
-                break
-            out.append((_ts_from(key[-8:]), orjson.loads(it.value())))
-            it.next()
-        return out
+        # qualifiers hold no NUL, so every key under `cell` is cell + 8 timestamp bytes
+        return [(_ts_from(key[-8:]), orjson.loads(it.value())) for key, it in self._scan(cell)]
 
     def rows(self, prefix: str = "") -> Iterator[str]:
         """Row keys in order, optionally only those starting with ``prefix`` (a host's SURT)."""
@@ -174,10 +165,7 @@ class Table:
             it.next()
 
     def __contains__(self, row: str) -> bool:
-        rkey = b"r" + _enc(row) + _SEP
-        it = self._db.iter()
-        it.seek(rkey)
-        return bool(it.valid() and bytes(it.key()).startswith(rkey))
+        return next(self._scan(b"r" + _enc(row) + _SEP), None) is not None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
