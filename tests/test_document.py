@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from trawl.document import Document, Link
+from trawl.document import Document, LazyHeaders, Link
 
 
 def test_id_is_stable_and_depends_on_url_and_time() -> None:
@@ -18,6 +18,28 @@ def test_headers_and_content_type() -> None:
     assert d.header("content-type") == "Text/HTML; charset=utf-8"
     assert d.content_type == "text/html"
     assert Document(url="x").content_type is None
+
+
+def test_lazy_headers_load_once_and_stand_in_for_a_list() -> None:
+    import pickle
+
+    calls: list[int] = []
+    pairs = [("Content-Type", "text/html"), ("Set-Cookie", "a=1")]
+
+    def load() -> list[tuple[str, str]]:
+        calls.append(1)
+        return pairs
+
+    h = LazyHeaders(load)
+    assert calls == []
+    d = Document(url="http://e.com/", http_headers=h)
+    assert d.header("CONTENT-TYPE") == "text/html" and d.content_type == "text/html"
+    assert h == pairs and pairs == h and h == tuple(pairs) and h == LazyHeaders(lambda: pairs)
+    assert h != pairs[:1] and h != "text"
+    assert len(h) == 2 and h[1] == ("Set-Cookie", "a=1") and list(h[:1]) == pairs[:1]
+    assert ("Set-Cookie", "a=1") in h and dict(h)["Set-Cookie"] == "a=1"
+    assert calls == [1]
+    assert pickle.loads(pickle.dumps(d)).http_headers == pairs
 
 
 def test_summary_is_json_friendly() -> None:

@@ -9,18 +9,77 @@ be audited after the fact.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from trawl.urls import surt
 
-__all__ = ["Document", "Link", "WarcPointer", "utcnow"]
+__all__ = ["Document", "LazyHeaders", "Link", "WarcPointer", "utcnow"]
 
 
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC, to the second (WARC-Date precision)."""
     return datetime.now(UTC).replace(microsecond=0)
+
+
+Pair = tuple[str, str]
+
+
+class LazyHeaders(Sequence[Pair]):
+    """Header fields in order, as ``(name, value)`` pairs, made on first use.
+
+    A reader that holds an already-parsed header block (FastWARC's header map) hands over a
+    loader instead of the pairs: a dozen headers are ~40 Python objects, and a run that filters,
+    counts or stores raw records never looks at them. Immutable; compares equal to any sequence
+    of the same pairs (a list of tuples included), so it stands in for the list it replaces.
+    """
+
+    __slots__ = ("_load", "_pairs")
+
+    def __init__(self, load: Callable[[], Iterable[Pair]]) -> None:
+        self._load: Callable[[], Iterable[Pair]] | None = load
+        self._pairs: tuple[Pair, ...] | None = None
+
+    def _get(self) -> tuple[Pair, ...]:
+        pairs = self._pairs
+        if pairs is None:
+            assert self._load is not None
+            pairs = self._pairs = tuple(self._load())
+            self._load = None  # let go of the source
+        return pairs
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    @overload
+    def __getitem__(self, index: int) -> Pair: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Pair]: ...
+    def __getitem__(self, index: int | slice) -> Pair | Sequence[Pair]:
+        return self._get()[index]
+
+    def __iter__(self) -> Iterator[Pair]:
+        return iter(self._get())
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._get()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyHeaders):
+            return self._get() == other._get()
+        if isinstance(other, (list, tuple)):
+            return list(self._get()) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def __repr__(self) -> str:
+        return repr(list(self._get()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return list, (list(self._get()),)  # the loader may not be picklable: the pairs are
 
 
 @dataclass(slots=True, frozen=True)
@@ -60,7 +119,8 @@ class Document:
 
     ``raw`` is the payload exactly as captured: for an HTTP response, the entity body after the
     HTTP headers (still transfer/content-encoded if it was captured that way); for a resource or
-    a local file, the bytes of the file. ``http_headers`` keeps the HTTP response headers in order.
+    a local file, the bytes of the file. ``http_headers`` keeps the HTTP response headers in order
+    (a list, or a :class:`LazyHeaders` that a reader fills on first use).
     """
 
     # identity
@@ -69,7 +129,7 @@ class Document:
     # capture
     fetched_at: datetime | None = None
     status: int | None = None
-    http_headers: list[tuple[str, str]] = field(default_factory=list)
+    http_headers: Sequence[Pair] = field(default_factory=list)
     raw: bytes = b""
     record_type: str = "response"
     record_id: str | None = None

@@ -312,7 +312,7 @@ def content_type(headers: Headers) -> str | None:
 
 
 #: What :func:`record_payload` returns: status, HTTP headers, raw payload, declared type, problem.
-Payload = tuple[int | None, Headers, bytes, str | None, str | None]
+Payload = tuple[int | None, Sequence[tuple[str, str]], bytes, str | None, str | None]
 
 
 def record_payload(fields: dict[str, str], block: bytes) -> Payload:
