@@ -908,20 +908,15 @@ class WarcSource(Source):
         from fastwarc.warc import ArchiveIterator, WarcHeader, WarcRecordType  # noqa: PLC0415 - deferred: heavy
 
         counters = ctx.stats.counters  # bumped directly: this loop runs once per record
-        known = {
-            int(WarcRecordType.warcinfo): "warcinfo",
-            int(WarcRecordType.response): "response",
-            int(WarcRecordType.resource): "resource",
-            int(WarcRecordType.request): "request",
-            int(WarcRecordType.metadata): "metadata",
-            int(WarcRecordType.revisit): "revisit",
-            int(WarcRecordType.conversion): "conversion",
-            int(WarcRecordType.continuation): "continuation",
+        known = (
+            "warcinfo", "response", "resource", "request",
+            "metadata", "revisit", "conversion", "continuation",
+        )  # fmt: skip
+        # WarcRecordType members are singletons but not hashable: key them by id(). A type that
+        # is kept, unknown (its WARC-Type is read below) or missing here is looked at further
+        skip_key = {
+            id(getattr(WarcRecordType, n)): f"read/skipped/type/{n}" for n in known if n not in self._types
         }
-        skip_key = {t: f"read/skipped/type/{n}" for t, n in known.items()}
-        # WarcRecordType members are singletons but not hashable: test them with `in` on a tuple
-        keep = tuple(getattr(WarcRecordType, n) for n in known.values() if n in self._types)
-        unknown = WarcRecordType.unknown
         types = self._types
         min_len = self.min_length if self.min_length is not None else -1
         max_len = min(self.max_length if self.max_length is not None else 1 << 62, self.record_size_cap)
@@ -952,9 +947,9 @@ class WarcSource(Source):
                     done += 1
                     prev, prev_pos = pend, pend_pos
                 pend, pend_pos, pend_doc = record, pos, None
-                rtype = record.record_type
-                if rtype not in keep and rtype is not unknown:
-                    pend_key = skip_key.get(int(rtype), "read/skipped/type/unknown")
+                key = skip_key.get(id(record.record_type))
+                if key is not None:
+                    pend_key = key
                     continue
                 # WARC headers: FastWARC's parse, unless the raw text shows a line it would have
                 # dropped or merged (bad or folded lines) or a name that is not a token
