@@ -124,6 +124,11 @@ def test_document_mapping(fast: bool) -> None:
     assert resource.declared_type == "text/plain"
 
 
+def whole(doc: Document) -> dict[str, Any]:
+    """Everything a reader sets on a document, errors included."""
+    return doc.summary() | {"raw": doc.raw, "h": doc.http_headers, "w": doc.warc_headers, "e": doc.errors}
+
+
 def test_fast_and_recovering_paths_agree_document_for_document() -> None:
     for name in (
         "good.warc",
@@ -131,15 +136,43 @@ def test_fast_and_recovering_paths_agree_document_for_document() -> None:
         "bad-header.warc.gz",
         "length-long.warc",
         "truncated-mid.warc.gz",
+        "odd-http-headers.warc",
+        "odd-http-headers.warc.gz",
     ):
         fast, fstats, fdrops = read([WARC_DIR / name], fast=True, record_types=ALL)
         slow, sstats, sdrops = read([WARC_DIR / name], fast=False, record_types=ALL)
-        assert [d.summary() | {"raw": d.raw, "h": d.http_headers, "w": d.warc_headers} for d in fast] == [
-            d.summary() | {"raw": d.raw, "h": d.http_headers, "w": d.warc_headers} for d in slow
-        ], name
+        assert [whole(d) for d in fast] == [whole(d) for d in slow], name
         assert fdrops == sdrops, name
         assert fstats.prefix("read/records") == sstats.prefix("read/records")
         assert fstats.prefix("read/skipped") == sstats.prefix("read/skipped")
+
+
+ODD_HTTP = [  # odd-http-headers.warc, records 1..8: (HTTP headers, error) as RFC 9112 reads them
+    ([("Content-Type", "text/html"), ("X-Folded", "a b c"), ("Server", "s")], None),  # obs-fold
+    ([("Content-Type", "text/html"), ("Server", "s")], "b'Bad Name: v'"),
+    ([("Content-Type", "text/html"), ("Server", "s")], "b'this line has no colon'"),
+    ([("Content-Type", "text/html"), ("Server", "s")], None),  # LF-only lines
+    ([("Content-Type", "text/html"), ("Server", "s")], None),  # one bare LF among CRLFs
+    ([("Content-Type", "text/html"), ("Server", "s")], "b'Bad\\tName: v'"),
+    ([("Content-Type", "text/html"), ("Server", "s")], "b': no name'"),
+    ([("Content-Type", "text/html"), ("Server", "s")], "b'  folded before any field'"),
+]
+
+
+@both
+@pytest.mark.parametrize("name", ["odd-http-headers.warc", "odd-http-headers.warc.gz"])
+def test_unusual_http_header_lines(name: str, fast: bool) -> None:
+    docs, stats, drops = read([WARC_DIR / name], fast=fast)
+    assert drops == [] and numbers(docs) == [str(n) for n in range(1, 10)]
+    if fast:
+        assert set(stats.prefix("read/fallback")) <= {"read/fallback/end"}  # no hand-over for a head
+    for doc, (headers, skipped) in zip(docs, ODD_HTTP, strict=False):
+        assert (doc.status, doc.http_headers, doc.declared_type) == (200, headers, "text/html"), doc.url
+        assert doc.raw == b"<p>odd headers</p>\n", doc.url
+        if skipped is None:
+            assert doc.errors == [], doc.url
+        else:
+            assert doc.errors == [f"warc: skipped HTTP header line {skipped}"], doc.url
 
 
 @both

@@ -998,17 +998,27 @@ class WarcSource(Source):
                     http_map = record.http_headers
                     status = http_map.status_code
                     line = http_map.status_line
+                    http_text = str(http_map)  # the head as stored
+                    n_lines = len(http_map) + 2  # status line, fields, blank line
+                    keys = http_map.keys()
+                    names = "".join(keys)
                     if (
                         line is not None
-                        and "\n" not in line
                         and (status is not None or not line.startswith("HTTP/"))  # a request line
+                        # FastWARC joins folds, drops lines without a colon and takes names with
+                        # spaces or empty: every line one field, CRLF only, names tokens, or trawl
+                        and http_text.count("\r\n") == n_lines
+                        and http_text.count("\n") == n_lines
+                        and " " not in names
+                        and "\t" not in names
+                        and "" not in keys
                     ):
                         # the pairs are made when a stage asks for them; the declared type is
                         # FastWARC's first Content-Type, any case: what content_type() picks
                         http_type = http_map.get(content_type_key)
                         payload = (status, LazyHeaders(http_map.items), body, http_type, None)
-                    else:  # an odd status line, LF-only lines: trawl's parser, on the same bytes
-                        payload = record_payload(fields, str(http_map).encode("utf-8") + body)
+                    else:  # an odd status line or header line: trawl's parser, on the same bytes
+                        payload = record_payload(fields, http_text.encode("utf-8") + body)
                 else:
                     payload = record_payload(fields, body)
                 if ctypes is not None and not (payload[3] or "").lower().startswith(ctypes):

@@ -276,31 +276,39 @@ def parse_http_head(block: bytes) -> tuple[int | None, Headers, int, str | None]
     first = lines[0]
     status, problem = http_status(first)
     del lines[0]
-    if "\n" not in first and not odd_spacing(text):
+    # the C route only for plain blocks: CRLF lines only (no bare LF), no folds or odd spacing
+    if text.count("\n") == len(lines) and not odd_spacing(text):
         try:
             fields: dict[str, str] = dict(map(_split, lines, _SEP, _ONE))
         except ValueError:
             pass
         else:
             names = "".join(fields)
-            if " " not in names and "\t" not in names:
+            if " " not in names and "\t" not in names and "" not in fields:
                 if len(fields) == len(lines):
                     return status, list(fields.items()), start, problem
                 return status, cast(Headers, [tuple(line.split(": ", 1)) for line in lines]), start, problem
+    # RFC 9112: bare LF ends a line (§2.2); an obs-fold line continues the previous field's value,
+    # joined with one SP (§5.2); a line that is not "token: value" is skipped and reported
     headers: Headers = []
+    skipped: list[str] = []
     for line in text.replace("\r\n", "\n").split("\n")[1:]:
         if not line:
             continue
-        if line[0] in " \t":
-            if headers:  # obsolete line folding
-                name, value = headers[-1]
-                headers[-1] = (name, f"{value} {line.strip()}".strip())
+        if line[0] in " \t" and headers:  # obsolete line folding
+            name, value = headers[-1]
+            headers[-1] = (name, f"{value} {line.strip()}".strip())
             continue
         name, sep, value = line.partition(":")
-        if not sep or not name.strip() or " " in name.strip():
-            problem = problem or f"skipped HTTP header line {quote_bytes(line.encode())}"
+        name = name.strip()
+        if not sep or not name or " " in name or "\t" in name or line[0] in " \t":
+            skipped.append(line)
             continue
-        headers.append((name.strip(), value.strip()))
+        headers.append((name, value.strip()))
+    if skipped and problem is None:
+        problem = f"skipped HTTP header line {quote_bytes(skipped[0].encode())}"
+        if len(skipped) > 1:
+            problem += f" and {len(skipped) - 1} more"
     return status, headers, start, problem
 
 

@@ -57,6 +57,21 @@ def record(
     return head.encode() + block + b"\r\n\r\n"
 
 
+_BODY = b"<p>odd headers</p>\n"
+#: HTTP blocks with unusual header lines; the tests expect the first one's fields unfolded,
+#: the bad lines skipped (and reported), LF-only lines read as lines
+ODD_HTTP_HEADS = [
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Folded: a\r\n  b\r\n\tc\r\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nBad Name: v\r\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nthis line has no colon\r\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\nContent-Type: text/html\nServer: s\n\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nBad\tName: v\r\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n: no name\r\nServer: s\r\n\r\n" + _BODY,
+    b"HTTP/1.1 200 OK\r\n  folded before any field\r\nContent-Type: text/html\r\nServer: s\r\n\r\n" + _BODY,
+]
+
+
 def warcinfo() -> bytes:
     info = b"software: trawl fixtures\r\nformat: WARC File Format 1.1\r\n"
     return (
@@ -136,6 +151,11 @@ def main() -> None:
     bad = [*g[:7], record(5, extra="this line is not a header\r\n"), *g[8:]]
     files["bad-header.warc"] = b"".join(bad)
     files["bad-header.warc.gz"] = members(bad)
+    # unusual HTTP header blocks (RFC 9112): records 1..8 are each kept, bad lines skipped; a
+    # plain record 9 last, as the fast path leaves a file's last record to the recovering reader
+    odd = [warcinfo(), *(record(n, block=block) for n, block in enumerate(ODD_HTTP_HEADS, 1)), record(9)]
+    files["odd-http-headers.warc"] = b"".join(odd)
+    files["odd-http-headers.warc.gz"] = members(odd)
     for name, data in files.items():
         (HERE / name).write_bytes(data)
         print(f"{name}: {len(data)} bytes")
