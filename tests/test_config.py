@@ -66,3 +66,9 @@ def test_to_toml_round_trips(tmp_path: Path) -> None:
     f = tmp_path / "c.toml"
     f.write_text(c.to_toml())
     assert load_config(f, env={}).as_dict() == c.as_dict()
+
+
+def test_warc_level_is_checked() -> None:
+    assert load_config(env={}, overrides=["warc.level=3"]).warc.level == 3
+    with pytest.raises(ConfigError, match="zlib level"):
+        load_config(env={}, overrides=["warc.level=12"])

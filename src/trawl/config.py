@@ -62,6 +62,7 @@ class WarcConfig:
     max_file_bytes: int = 0
     prefix: str = ""
     compress: bool = True
+    level: int = 6
 
 
 @dataclass(slots=True)
@@ -248,5 +249,7 @@ def _warn_contradictions(config: Config) -> None:
             "stored but their text cut at decode.max_body_bytes",
             stacklevel=3,
         )
+    if not 0 <= config.warc.level <= 9:
+        raise ConfigError(f"warc.level = {config.warc.level}: a zlib level is 0 (store) to 9 (smallest)")
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")

@@ -282,6 +282,7 @@ class CollectionWriter(Step):
             prefix=cfg.warc.prefix,
             max_bytes=cfg.warc.max_file_bytes,
             compress=cfg.warc.compress,
+            level=cfg.warc.level,
         )
         self._store_text = cfg.table.store_text
 
