@@ -296,6 +296,9 @@ class CollectionWriter(Step):
             self.count("store/skipped/already-stored")
             return doc
         pointer = self._warc.write(doc)
+        # The record's bytes reach the OS before the row that points at them is committed, so a
+        # killed ingest never leaves a row pointing past the end of a WARC file.
+        self._warc.flush()
         doc.warc = pointer
         # Few cells per row, grouped by what changes together: each cell is a RocksDB key.
         cells: dict[str, dict[str, Any]] = {
