@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -155,3 +156,20 @@ def test_type_sniffer_keeps_a_type_declared_by_the_source() -> None:
     d = Document(url="file:///a.md", raw=b"# Title\n", declared_type="text/markdown")
     TypeSniffer().process(d)
     assert d.declared_type == "text/markdown" and d.sniffed_type == "text/plain" and not d.type_mismatch
+
+
+def test_a_gzipped_file_is_judged_by_what_is_inside(tmp_path: Path) -> None:
+    """A desktop crawl's page.html.gz: the gzip is a content coding, the inside is HTML."""
+    from trawl.acquire.localdir import LocalDirSource
+    from trawl.convert.html import default_steps
+    from trawl.pipeline import Pipeline
+
+    (tmp_path / "page.html.gz").write_bytes(gzip.compress(b"<title>Packed</title><p>Inside a gzip.</p>"))
+    (tmp_path / "fake.html.gz").write_bytes(b"<p>not gzip at all</p>")  # the name lies
+    docs = {Path(d.source).name: d for d in Pipeline([LocalDirSource([tmp_path])], default_steps())}
+    packed = docs["page.html.gz"]
+    assert packed.declared_type == "application/gzip"  # raw is still the compressed file
+    assert packed.sniffed_type == "text/html" and not packed.type_mismatch
+    assert packed.title == "Packed" and "Inside a gzip." in packed.text
+    fake = docs["fake.html.gz"]
+    assert fake.sniffed_type == "text/html" and fake.type_mismatch  # declared gzip, is not

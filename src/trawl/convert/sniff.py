@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from trawl.decode.http import entity_body
+from trawl.decode.http import entity_body, file_coding
 from trawl.document import Document
 from trawl.pipeline.base import Step
 
@@ -276,7 +276,10 @@ class TypeSniffer(Step):
         doc.sniffed_type = sniffed
         if doc.declared_type is None:
             doc.declared_type = doc.content_type
-        doc.type_mismatch = types_disagree(doc.content_type, sniffed)
+        declared = doc.content_type
+        if file_coding(doc) is not None:  # page.html.gz: judge the inside against its name
+            declared = str(doc.metadata["compressed_type"])
+        doc.type_mismatch = types_disagree(declared, sniffed)
         self.count(f"format/sniffed/{sniffed}")
         if doc.type_mismatch:
             self.count("format/mismatch")

@@ -38,6 +38,7 @@ __all__ = [
     "dechunk",
     "decode_payload",
     "entity_body",
+    "file_coding",
 ]
 
 #: Decompressed bodies are cut at this size unless told otherwise (``decode.max_body_bytes``).
@@ -310,10 +311,14 @@ def decode_payload(
 def entity_body(doc: Document, max_bytes: int = DEFAULT_MAX_BYTES, *, limit: int | None = None) -> Payload:
     """The entity body of ``doc``: its ``raw`` bytes with the codings its headers name undone.
 
-    Documents without HTTP headers (local files, resource records) have nothing to undo.
+    Documents without HTTP headers (local files, resource records) have nothing to undo, except
+    a file that is a gzipped document (``page.html.gz``, see :func:`file_coding`).
     """
     if not doc.http_headers:
-        return Payload(doc.raw if limit is None else doc.raw[:limit])
+        coding = file_coding(doc)
+        if coding is None:
+            return Payload(doc.raw if limit is None else doc.raw[:limit])
+        return decode_payload(doc.raw, None, coding, max_bytes=max_bytes, limit=limit)
     return decode_payload(
         doc.raw,
         _joined(doc.http_headers, "transfer-encoding"),
@@ -321,6 +326,19 @@ def entity_body(doc: Document, max_bytes: int = DEFAULT_MAX_BYTES, *, limit: int
         max_bytes=max_bytes,
         limit=limit,
     )
+
+
+def file_coding(doc: Document) -> str | None:
+    """``"gzip"`` for a file that is a gzipped document, by its bytes and its inner type.
+
+    A desktop crawl reads ``page.html.gz`` as it is (``raw`` is the compressed file, declared
+    ``application/gzip``); its name says what is inside (``metadata["compressed_type"]``), and
+    the gzip magic says the bytes really are gzip. Then the compression is a content coding, as
+    ``Content-Encoding: gzip`` is for an HTTP response.
+    """
+    if doc.metadata.get("compressed_type") and doc.raw[:2] == b"\x1f\x8b":
+        return "gzip"
+    return None
 
 
 def _joined(headers: Sequence[tuple[str, str]], name: str) -> str | None:
