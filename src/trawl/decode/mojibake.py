@@ -1,0 +1,307 @@
+"""Mojibake: UTF-8 text that was decoded with a single-byte code page, detected and undone.
+
+``résumé`` stored as UTF-8 and read as windows-1252 becomes ``rÃ©sumÃ©``; read that way twice it
+becomes ``rÃƒÂ©sumÃƒÂ©``. The damage is reversible: encoding the text back with the code page that
+misread it gives the original UTF-8 bytes. :func:`check_mojibake` scores how much a text looks
+double-decoded and repairs it when the repair is safe.
+
+How it works (the idea is ftfy's; the code and the heuristics are trawl's own):
+
+* **Candidates.** For each code page (windows-1252 decoded as browsers do, so its five undefined
+  bytes are the C1 controls U+0081, U+008D...; windows-1250; windows-1251; Mac Roman; cp437) a
+  regular expression finds runs of characters whose bytes in that code page form well-formed
+  UTF-8 multi-byte sequences (a lead byte 0xC2-0xF4 and its continuation bytes 0x80-0xBF).
+* **Evidence.** A run counts only when it is credible as mojibake, because many clean texts
+  contain such pairs (``NESTLÉ®``, ``5×£35``, ``QUEM É¿``, Ukrainian ``Рівне``). A three- or
+  four-byte sequence (``â€™``), a C1 control, or a windows-1252 ``Ã``/``Â`` lead is strong
+  evidence; a two-byte sequence with another lead counts only when it decodes to a letter of a
+  script that is commonly misread this way and sits next to lowercase letters or among other
+  such sequences. The result must never be a control, unassigned or private-use character, nor an
+  IPA or modifier letter (``ZZAJÉ’s`` is not ``ZZAJɒs``).
+* **Repair.** The whole text is re-encoded with the code page with the most evidence and decoded
+  as UTF-8 (CESU-8 surrogate pairs joined). When that fails (mixed clean and damaged text), only
+  the credible runs are replaced, for the Latin code pages. A repair is kept only when every
+  replaced span round-trips exactly and the repaired text scores strictly lower; it is repeated
+  for text damaged twice or three times. Leftover C1 controls in a repaired text are read as
+  windows-1252, which is what the damaged page meant by them.
+
+Clean text is cheap: ASCII text returns at once, and other text pays one regular-expression scan
+for a lead character followed by a continuation character.
+"""
+
+# ruff: noqa: RUF001, RUF002 -- the subject is look-alike characters; they are meant
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["MOJIBAKE_THRESHOLD", "MojibakeReport", "check_mojibake"]
+
+#: A text is reported as mojibake when its score is at least this.
+MOJIBAKE_THRESHOLD = 0.5
+
+_MAX_ROUNDS = 3  # text misread three times in a row is seen in the wild; more is noise
+
+
+@dataclass(frozen=True, slots=True)
+class MojibakeReport:
+    """How much a text looks double-decoded, and the repair when one is safe."""
+
+    score: float  # 0..1: how much the text looks double-decoded (0 = clean)
+    detected: bool  # score above the threshold
+    repaired: str | None  # the repaired text when a repair is safe, else None
+    how: str | None  # e.g. "utf-8 read as windows-1252" (the decoding chain undone)
+
+
+@dataclass(frozen=True, slots=True)
+class _CodePage:
+    name: str
+    decode_table: str  # 256 characters, byte value → character
+    encode_map: dict[int, int]  # code point → byte value (high half only)
+    run: re.Pattern[str]  # runs of characters that are well-formed UTF-8 in this code page
+    strong_leads: frozenset[str]  # lead characters that are strong evidence on their own
+    latin: bool  # its mojibake is repaired span by span in mixed text
+    scripts: tuple[tuple[int, int], ...]  # code point ranges a two-byte sequence may decode to
+
+
+def _table(codec: str) -> str:
+    chars = []
+    for b in range(256):
+        try:
+            chars.append(bytes([b]).decode(codec))
+        except UnicodeDecodeError:
+            chars.append(chr(b))  # as browsers: an undefined byte is the C1 control of that value
+    return "".join(chars)
+
+
+def _cls(table: str, lo: int, hi: int) -> str:
+    return "[" + "".join(re.escape(table[b]) for b in range(lo, hi + 1)) + "]"
+
+
+_LATIN = ((0x00C0, 0x024F),)  # Latin-1 letters, Latin Extended-A and -B
+_GREEK_CYRILLIC = ((0x0370, 0x03FF), (0x0400, 0x04FF))
+_HEBREW_ARABIC = ((0x05D0, 0x05EA), (0x0620, 0x064A))
+
+
+def _code_page(
+    name: str, codec: str, strong: str, *, latin: bool, scripts: tuple[tuple[int, int], ...]
+) -> _CodePage:
+    table = _table(codec)
+    encode_map = {ord(ch): b for b, ch in enumerate(table) if b >= 0x80}
+    if name == "windows-1252":
+        # Text read as ISO-8859-1 has C1 controls where windows-1252 has punctuation; both
+        # readings come from the same bytes, so both are undone.
+        for b in range(0x80, 0xA0):
+            encode_map.setdefault(b, b)
+    cont = _cls(table, 0x80, 0xBF)
+    if name == "windows-1252":
+        cont = cont[:-1] + "".join(chr(b) for b in range(0x80, 0xA0)) + "]"
+    lead2, lead3, lead4 = _cls(table, 0xC2, 0xDF), _cls(table, 0xE0, 0xEF), _cls(table, 0xF0, 0xF4)
+    run = re.compile(f"(?:{lead2}{cont}|{lead3}{cont}{{2}}|{lead4}{cont}{{3}})+")
+    return _CodePage(name, table, encode_map, run, frozenset(strong), latin, scripts)
+
+
+_CODE_PAGES: tuple[_CodePage, ...] = (
+    _code_page(
+        "windows-1252", "cp1252", "ÃÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC + _HEBREW_ARABIC
+    ),
+    _code_page("windows-1250", "cp1250", "ĂÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC),
+    _code_page("iso-8859-2", "iso8859_2", "ĂÂ", latin=True, scripts=_LATIN),
+    _code_page("windows-1251", "cp1251", "", latin=False, scripts=((0x0400, 0x04FF),)),
+    _code_page("mac-roman", "mac_roman", "", latin=False, scripts=_LATIN + _GREEK_CYRILLIC),
+    _code_page("cp437", "cp437", "", latin=False, scripts=_LATIN + _GREEK_CYRILLIC),
+)
+
+
+
+def _lead_then_continuation(cp: _CodePage) -> str:
+    cont = _cls(cp.decode_table, 0x80, 0xBF)
+    if cp.name == "windows-1252":
+        cont = cont[:-1] + "".join(chr(b) for b in range(0x80, 0xA0)) + "]"
+    return _cls(cp.decode_table, 0xC2, 0xF4) + cont
+
+
+# The cheap pre-check: some code page's lead character followed by its continuation character.
+_PRECHECK = re.compile("|".join(_lead_then_continuation(cp) for cp in _CODE_PAGES))
+
+_BAD_CATEGORIES = frozenset({"Cc", "Cn", "Co", "Cs"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
+    fixed: str
+    weight: float
+
+
+def _utf8(data: bytes) -> str | None:
+    """UTF-8 (or CESU-8, surrogate pairs encoded separately) to text; ``None`` if neither."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("utf-8", "surrogatepass")
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeError:
+        return None
+
+
+def _encode(text: str, cp: _CodePage) -> bytes | None:
+    out = bytearray()
+    for ch in text:
+        o = ord(ch)
+        if o < 0x80:
+            out.append(o)
+        else:
+            b = cp.encode_map.get(o)
+            if b is None:
+                return None
+            out.append(b)
+    return bytes(out)
+
+
+@lru_cache(maxsize=4096)
+def _plausible(fixed: str) -> bool:
+    for ch in fixed:
+        if ch in "\t\n\r":
+            continue
+        cat = unicodedata.category(ch)
+        if cat in _BAD_CATEGORIES:
+            return False
+        if 0x0250 <= ord(ch) <= 0x02FF or cat == "Lm":  # what false positives decode to
+            return False
+    return True
+
+
+# Punctuation that follows a capital letter in clean text (``NICIODATĂ™``, ``TĂ\xa0``).
+_NATURAL_FOLLOWERS = frozenset("\xa0™’®©…´¨¿")
+
+
+def _natural(text: str, start: int, end: int) -> bool:
+    """A lone lead + follower pair that clean text produces: capital, then common punctuation."""
+    # Not after Ã: a capital Ã before them is much rarer than the mojibake of À, Ù, Ò.
+    return (
+        end - start == 2
+        and text[start] != "Ã"
+        and text[start + 1] in _NATURAL_FOLLOWERS
+        and not _lower_at(text, start - 1)
+    )
+
+
+def _wide_ok(ch: str) -> bool:
+    """A character that a lone 3- or 4-byte sequence credibly decodes to (punctuation, emoji...).
+
+    A lone sequence decoding to a CJK or Hangul syllable is more often clean text: ``Brontë…”``.
+    """
+    o = ord(ch)
+    return 0x1E00 <= o <= 0x2BFF or 0xFE00 <= o <= 0xFFFF or o >= 0x10000
+
+
+def _in_scripts(fixed: str, cp: _CodePage) -> bool:
+    return all(
+        unicodedata.category(ch).startswith("L") and any(lo <= ord(ch) <= hi for lo, hi in cp.scripts)
+        for ch in fixed
+    )
+
+
+def _lower_at(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and text[i].islower()
+
+
+def _spans(text: str, cp: _CodePage) -> list[_Span]:
+    spans: list[_Span] = []
+    for m in cp.run.finditer(text):
+        raw = m.group()
+        data = _encode(raw, cp)
+        fixed = _utf8(data) if data is not None else None
+        if fixed is None or not _plausible(fixed):
+            continue
+        strong = (
+            any(_wide_ok(ch) for ch in fixed)
+            or (len(fixed) >= 2 and any(ord(ch) >= 0x800 for ch in fixed))
+            or any(0x80 <= ord(ch) < 0xA0 for ch in raw)
+            or (any(ch in cp.strong_leads for ch in raw[::2]) and not _natural(text, m.start(), m.end()))
+        )
+        credible_letters = _in_scripts(fixed, cp) and (
+            len(fixed) >= 2
+            or (cp.latin and (_lower_at(text, m.start() - 1) or _lower_at(text, m.end())))
+        )
+        if (strong and (cp.latin or len(fixed) >= 2)) or credible_letters:
+            spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed))))
+    return spans
+
+
+def _evidence(text: str) -> tuple[float, _CodePage | None, list[_Span]]:
+    best: tuple[float, _CodePage | None, list[_Span]] = (0.0, None, [])
+    if text.isascii() or _PRECHECK.search(text) is None:
+        return best
+    for cp in _CODE_PAGES:
+        spans = _spans(text, cp)
+        weight = sum(s.weight for s in spans)
+        if weight > best[0]:
+            best = (weight, cp, spans)
+    return best
+
+
+def _score(evidence: float) -> float:
+    # One credible sequence reaches the threshold; more push the score towards 1.
+    return 1.0 - math.exp(-evidence * math.log(2)) if evidence > 0 else 0.0
+
+
+def _fix_c1(text: str) -> str:
+    """C1 controls left in repaired text are windows-1252 punctuation read as ISO-8859-1."""
+    table = _CODE_PAGES[0].decode_table
+    return re.sub("[\x80-\x9f]", lambda m: table[ord(m.group())], text)
+
+
+def _repair_once(text: str, cp: _CodePage, spans: list[_Span]) -> str | None:
+    data = _encode(text, cp)
+    if data is not None:
+        whole = _utf8(data)
+        if whole is not None and whole != text:
+            return whole
+    if not cp.latin or not spans:
+        return None
+    parts: list[str] = []
+    pos = 0
+    for s in spans:
+        parts.append(text[pos : s.start])
+        parts.append(s.fixed)
+        pos = s.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def check_mojibake(text: str, *, repair: bool = True) -> MojibakeReport:
+    """Score *text* for UTF-8 read through a single-byte code page; repair it when safe.
+
+    ``check_mojibake("rÃ©sumÃ©").repaired == "résumé"``. Clean text gives score 0 and no repair.
+    """
+    evidence, cp, spans = _evidence(text)
+    score = _score(evidence)
+    detected = score >= MOJIBAKE_THRESHOLD
+    if not (detected and repair) or cp is None:
+        return MojibakeReport(score, detected, None, None)
+    current, current_evidence, chain = text, evidence, []
+    for _ in range(_MAX_ROUNDS):
+        if cp is None:
+            break
+        candidate = _repair_once(current, cp, spans)
+        if candidate is None:
+            break
+        new_evidence, new_cp, new_spans = _evidence(candidate)
+        if new_evidence >= current_evidence:
+            break
+        chain.append(f"utf-8 read as {cp.name}")
+        current, current_evidence, cp, spans = candidate, new_evidence, new_cp, new_spans
+        if current_evidence == 0:
+            break
+    if not chain:
+        return MojibakeReport(score, detected, None, None)
+    return MojibakeReport(score, detected, _fix_c1(current), ", then ".join(reversed(chain)))
+
