@@ -1,0 +1,209 @@
+"""Benchmark: charset detection accuracy and speed, trawl vs chardet, charset-normalizer, cchardet.
+
+    python bench/encoding_detect.py [--data ../shared/data/encoding/chardet-tests] [--failures]
+
+Corpus: chardet's test files, one folder per encoding (``KOI8-R``, ``windows-1251-russian``: a
+``-language`` suffix is dropped; folders whose encoding Python has no codec for, EUC-TW, are
+left out and counted). Each file is judged whole, and as snippets of 20, 50 and 200 bytes.
+
+A snippet is cut deterministically without splitting a character: the file is decoded with its
+true codec, and the snippet is the longest run of whole characters, starting at the first
+non-ASCII character at or after the middle of the text (so that it holds evidence; the middle
+character if the file is ASCII), whose encoding in the true codec fits in N bytes. Stateful and
+BOM-marked encodings are cut in their plain form (UTF-16 → UTF-16LE/BE by the file's BOM,
+UTF-8-SIG → UTF-8; an ISO-2022 snippet opens with its own escape sequence).
+
+Judging is lenient, as in the issue: a guess is right when it decodes the bytes to the same text
+as the true codec, or is a superset codec of it (gb2312 → gbk/gb18030, big5 → big5hkscs/cp950,
+shift_jis → cp932, euc-kr → cp949, iso-8859-1 → windows-1252, tis-620 → cp874), since those
+read the file as the standard's author meant. Throughput is the whole-file corpus through each
+detector, interleaved, best of ``--repeat`` rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from trawl.decode.detect import (
+    CChardetDetector,
+    ChardetDetector,
+    CharsetNormalizerDetector,
+    EncodingDetector,
+    ModelDetector,
+)
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "encoding" / "chardet-tests"
+SNIPPET_SIZES = (20, 50, 200)
+
+_SUPERSETS = {
+    "gb2312": {"gbk", "gb18030"},
+    "gbk": {"gb18030"},
+    "big5": {"big5hkscs", "cp950"},
+    "shift_jis": {"cp932"},
+    "euc_kr": {"cp949"},
+    "latin_1": {"cp1252"},
+    "tis_620": {"cp874"},
+    "iso8859_9": {"cp1254"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """Bytes with the Python codec they are in; ``label`` is the corpus folder."""
+
+    label: str
+    codec: str
+    data: bytes
+
+
+def true_codec(folder: str) -> str | None:
+    """The Python codec of a corpus folder (``windows-1250-czech`` → ``cp1250``), or None."""
+    parts = folder.split("-")
+    for k in range(len(parts), 0, -1):
+        try:
+            return codecs.lookup("-".join(parts[:k])).name
+        except LookupError:
+            continue
+    return None
+
+
+def load_corpus(root: Path) -> tuple[list[Case], list[str]]:
+    """Whole-file cases, and the folders left out for want of a codec."""
+    cases, skipped = [], []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        codec = true_codec(folder.name)
+        if codec is None:
+            skipped.append(folder.name)
+            continue
+        for path in sorted(folder.iterdir()):
+            cases.append(Case(folder.name, codec, path.read_bytes()))
+    return cases, skipped
+
+
+def _plain_codec(case: Case) -> str:
+    if case.codec in ("utf-16", "utf-32"):
+        big = case.data.startswith((codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE))
+        return f"{case.codec}-{'be' if big else 'le'}"
+    return "utf-8" if case.codec == "utf-8-sig" else case.codec
+
+
+def snippet(case: Case, size: int) -> Case:
+    """The ``size``-byte snippet of ``case`` described in the module docstring."""
+    codec = _plain_codec(case)
+    text = case.data.decode(case.codec, "replace")
+    mid = len(text) // 2
+    start = next((i for i in range(mid, len(text)) if 127 < ord(text[i]) != 0xFFFD), mid)
+    stateful = codec.startswith("iso2022")
+    out = b""
+    end = start
+    while end < len(text):
+        try:
+            cand = text[start : end + 1].encode(codec) if stateful else out + text[end].encode(codec)
+        except UnicodeEncodeError:
+            break
+        if len(cand) > size:
+            break
+        out = cand
+        end += 1
+    return Case(case.label, codec, out)
+
+
+def is_right(case: Case, guess: str | None) -> bool:
+    """Lenient judging: same text as the true codec, or a superset codec of it."""
+    if guess is None:
+        return False
+    try:
+        name = codecs.lookup(guess).name
+    except LookupError:
+        return False
+    if name == case.codec or name in _SUPERSETS.get(case.codec, ()):
+        return True
+    try:
+        return case.data.decode(name, "replace") == case.data.decode(case.codec, "replace")
+    except LookupError:
+        return False
+
+
+def evaluate(detector: EncodingDetector, cases: list[Case]) -> tuple[float, list[tuple[Case, str | None]]]:
+    """Accuracy of ``detector`` on ``cases`` and the failures (case, guess)."""
+    wrong = []
+    for case in cases:
+        found = detector.detect(case.data)
+        guess = found.encoding if found else None
+        if not is_right(case, guess):
+            wrong.append((case, guess))
+    return 1.0 - len(wrong) / len(cases), wrong
+
+
+def detectors(names: list[str] | None = None) -> Iterator[EncodingDetector]:
+    """trawl's detector and each installed peer."""
+    makers: list[Callable[[], EncodingDetector]] = [
+        ModelDetector,
+        ChardetDetector,
+        CharsetNormalizerDetector,
+        CChardetDetector,
+    ]
+    for make in makers:
+        try:
+            det = make()
+        except ImportError as exc:
+            print(f"skipped: {exc} (pip install 'trawl[bench]')", file=sys.stderr)
+            continue
+        if names is None or det.name in names:
+            yield det
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--repeat", type=int, default=2, help="rounds of the throughput run")
+    ap.add_argument("--failures", action="store_true", help="list trawl's wrong guesses")
+    ap.add_argument("--only", nargs="*", help="detector names to run")
+    args = ap.parse_args()
+
+    cases, skipped = load_corpus(args.data)
+    sets = {"files": cases} | {f"{n} B": [snippet(c, n) for c in cases] for n in SNIPPET_SIZES}
+    sets = {k: [c for c in v if c.data] for k, v in sets.items()}
+    total_bytes = sum(len(c.data) for c in cases)
+    print(
+        f"{len(cases)} files, {total_bytes / 1e6:.1f} MB, {len(set(c.label for c in cases))} folders; "
+        f"left out (no Python codec): {', '.join(skipped) or 'none'}"
+    )
+
+    dets = list(detectors(args.only))
+    best = dict.fromkeys((d.name for d in dets), float("inf"))
+    for rnd in range(args.repeat):
+        for i in range(len(dets)):
+            det = dets[(i + rnd) % len(dets)]
+            t0 = time.perf_counter()
+            for c in cases:
+                det.detect(c.data)
+            best[det.name] = min(best[det.name], time.perf_counter() - t0)
+
+    header = "| detector | " + " | ".join(sets) + " | MB/s (files) |"
+    lines = [header, "|---" + "|---:" * (len(sets) + 1) + "|"]
+    for det in dets:
+        row = [det.name]
+        for name, group in sets.items():
+            acc, wrong = evaluate(det, group)
+            row.append(f"{acc * 100:.1f} %")
+            if args.failures and det.name == "trawl":
+                counts = Counter(f"{c.label}→{g}" for c, g in wrong)
+                print(f"trawl wrong on {name}: {dict(counts.most_common())}", file=sys.stderr)
+        row.append(f"{total_bytes / best[det.name] / 1e6:.2f}")
+        lines.append("| " + " | ".join(row) + " |")
+    print(f"cases per column: {', '.join(f'{k} {len(v)}' for k, v in sets.items())}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

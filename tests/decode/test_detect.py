@@ -1,0 +1,125 @@
+"""Unit tests of the charset detector (trawl.decode.detect)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import pytest
+
+from trawl.decode import detect
+from trawl.decode.detect import Detection, EncodingDetector, ModelDetector, default_detector
+
+RUSSIAN = "Все люди рождаются свободными и равными в своем достоинстве и правах."  # noqa: RUF001  # Cyrillic on purpose
+JAPANESE = "すべての人間は、生まれながらにして自由であり、かつ、尊厳と権利とについて平等である。"
+
+
+def _same_text(data: bytes, found: Detection | None, truth: str) -> bool:
+    assert found is not None
+    return data.decode(found.encoding) == data.decode(truth)
+
+
+def test_default_detector_is_cached_and_a_detector() -> None:
+    det = default_detector()
+    assert det is default_detector()
+    assert isinstance(det, ModelDetector)
+    assert det.name == "trawl"
+    _: EncodingDetector = det
+
+
+def test_empty_input_has_no_opinion() -> None:
+    assert default_detector().detect(b"") is None
+
+
+def test_pure_ascii_is_ascii_compatible() -> None:
+    found = default_detector().detect(b"<html><body>Hello, world</body></html>")
+    assert found is not None
+    assert found.encoding == "ascii"
+    assert found.confidence == 1.0
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_wide_encodings_without_bom(codec: str) -> None:
+    data = "<p>Hello, wide world: ça va?</p>".encode(codec)
+    found = default_detector().detect(data)
+    assert found is not None
+    assert found.encoding == codec
+
+
+@pytest.mark.parametrize("codec", ["utf-8-sig", "utf-16", "utf-32"])
+def test_bom(codec: str) -> None:
+    found = default_detector().detect("żółw".encode(codec))
+    assert found is not None
+    assert found.encoding == codec
+    assert found.confidence == 1.0
+
+
+def test_utf8() -> None:
+    found = default_detector().detect(RUSSIAN.encode())
+    assert found is not None
+    assert found.encoding == "utf-8"
+
+
+def test_utf8_cut_in_a_character_is_still_utf8() -> None:
+    found = default_detector().detect(RUSSIAN.encode()[:-1])
+    assert found is not None
+    assert found.encoding == "utf-8"
+
+
+@pytest.mark.parametrize("codec", ["windows-1251", "koi8-r", "ibm866", "iso-8859-5", "mac-cyrillic"])
+def test_cyrillic_snippets(codec: str) -> None:
+    data = RUSSIAN[:40].encode(codec)
+    found = default_detector().detect(data)
+    assert _same_text(data, found, codec)
+
+
+@pytest.mark.parametrize("codec", ["shift_jis", "euc-jp", "iso-2022-jp"])
+def test_japanese(codec: str) -> None:
+    data = JAPANESE.encode(codec)
+    found = default_detector().detect(data)
+    assert _same_text(data, found, codec)
+
+
+def test_html_markup_does_not_drown_the_text() -> None:
+    markup = '<div class="article-body" style="margin:0"><a href="/news/2024/item">' * 40
+    data = (markup + "<p>" + RUSSIAN + "</p>" + markup).encode("windows-1251")
+    found = default_detector().detect(data)
+    assert _same_text(data, found, "windows-1251")
+
+
+def test_confidence_and_alternatives_are_probabilities() -> None:
+    found = default_detector().detect("Grüße aus Köln, schöne Straße".encode("windows-1252"))
+    assert found is not None
+    assert found.encoding == "windows-1252"
+    assert 0.0 <= found.confidence <= 1.0
+    assert all(0.0 <= p <= found.confidence for _, p in found.alternatives)
+
+
+def test_binary_garbage_does_not_crash() -> None:
+    rng = random.Random(7)
+    for size in (1, 2, 3, 20, 1000, 70_000):
+        found = default_detector().detect(rng.randbytes(size))
+        assert found is None or 0.0 <= found.confidence <= 1.0
+    found = default_detector().detect(os.urandom(4096))
+    assert found is None or found.encoding
+
+
+def test_huge_input_is_sampled() -> None:
+    data = ("<p>" + RUSSIAN + "</p>\n").encode("windows-1251") * (5_000_000 // 150)
+    start = time.perf_counter()
+    found = default_detector().detect(data)
+    assert time.perf_counter() - start < 1.0
+    assert _same_text(data[:1000], found, "windows-1251")
+
+
+def test_peer_adapters_follow_the_protocol() -> None:
+    pytest.importorskip("chardet")
+    pytest.importorskip("charset_normalizer")
+    pytest.importorskip("cchardet")
+    data = RUSSIAN.encode("windows-1251")
+    for det in (detect.ChardetDetector(), detect.CharsetNormalizerDetector(), detect.CChardetDetector()):
+        assert det.detect(b"") is None
+        found = det.detect(data)
+        assert found is not None
+        assert found.encoding == found.encoding.lower()

@@ -1,0 +1,49 @@
+"""Quality gate of the charset detector: accuracy on chardet's test corpus, pinned in detect_gate.json.
+
+The corpus, the snippet cutting and the lenient judging are those of ``bench/encoding_detect.py``
+(see its docstring); ``python bench/encoding_detect.py`` prints the same figures beside the
+peers'. Raise the pins when the detector improves; never lower them to let a change through.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from trawl.decode.detect import ModelDetector
+
+ROOT = Path(__file__).resolve().parents[2]
+PINS = json.loads((Path(__file__).with_name("detect_gate.json")).read_text())
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("encoding_detect", ROOT / "bench" / "encoding_detect.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("encoding_detect", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    module = _bench()
+    if not module.DEFAULT_DATA.is_dir():
+        pytest.skip(f"corpus not found: {module.DEFAULT_DATA} (../shared/data is not checked out)")
+    return module
+
+
+@pytest.mark.parametrize("subset", ["files", "snippets_50"])
+def test_accuracy_does_not_regress(bench: ModuleType, subset: str) -> None:
+    cases, _ = bench.load_corpus(bench.DEFAULT_DATA)
+    if subset == "snippets_50":
+        cases = [s for s in (bench.snippet(c, 50) for c in cases) if s.data]
+    accuracy, wrong = bench.evaluate(ModelDetector(), cases)
+    pinned = PINS[subset]
+    shown = ", ".join(f"{c.label}→{g}" for c, g in wrong[:15])
+    assert accuracy * 100 >= pinned, f"{subset}: {accuracy:.2%} < pinned {pinned} %; wrong: {shown}"
