@@ -142,9 +142,11 @@ class Document:
     type_mismatch: bool = False
     # decoding
     encoding: str | None = None
-    encoding_source: str | None = None  # bom | http | meta | xml | utf8-valid | detector | default
+    encoding_source: str | None = None  # bom|http|meta|xml|nul-pattern|utf8-valid|detector|default
     decode_errors: int = 0
     mojibake: bool = False
+    mojibake_score: float = 0.0  # 0..1, from trawl.decode.mojibake; ``mojibake`` is its verdict
+    encoding_confidence: float | None = None  # 0..1: how sure decoding was of ``encoding``
     # content
     text: str = ""
     title: str = ""
@@ -221,8 +223,10 @@ class Document:
             "type_mismatch": self.type_mismatch,
             "encoding": self.encoding,
             "encoding_source": self.encoding_source,
+            "encoding_confidence": self.encoding_confidence,
             "decode_errors": self.decode_errors,
             "mojibake": self.mojibake,
+            "mojibake_score": self.mojibake_score,
             "title": self.title,
             "text": self.text,
             "metadata": self.metadata,

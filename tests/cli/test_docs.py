@@ -9,7 +9,8 @@ import pytest
 from trawl.cli.main import COMMANDS, build_parser
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-NAMES = [m.__name__.rsplit(".", 1)[1] for m in COMMANDS]
+# A module per command; the module detect_encoding is the command `trawl detect-encoding`.
+NAMES = [m.__name__.rsplit(".", 1)[1].replace("_", "-") for m in COMMANDS]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -238,7 +238,7 @@ def test_links_are_capped() -> None:
 def test_converter_without_a_decoder_decodes_itself() -> None:
     doc = Document(url=URL, raw="<title>café</title>".encode("cp1252"), sniffed_type="text/html")
     HtmlConverter().process(doc)
-    assert (doc.title, doc.encoding, doc.encoding_source) == ("café", "windows-1252", "default")
+    assert (doc.title, doc.encoding, doc.encoding_source) == ("café", "windows-1252", "detector")
 
 
 def test_non_html_documents_pass_untouched() -> None:

@@ -37,7 +37,7 @@ def test_plain_text_document() -> None:
     doc, ctx = convert(Document(url="http://x/notes.txt", raw=raw, http_headers=headers))
     assert doc.text == "\n\n  Caf\u00e9 notes\nline two\n"
     assert doc.title == "Caf\u00e9 notes"
-    assert (doc.encoding, doc.encoding_source) == ("windows-1252", "default")
+    assert (doc.encoding, doc.encoding_source) == ("windows-1252", "detector")
     assert ctx.stats["convert/text"] == 1
     assert DECODED_KEY not in doc.metadata
 

@@ -8,10 +8,23 @@ encoding"), first match wins:
 3. ``<meta charset>`` or ``<meta http-equiv=content-type content="…charset=…">`` found by the
    standard's *prescan* of the first 1024 bytes — ``meta``;
 4. an XML declaration's ``encoding`` (or the UTF-16 pattern of ``<?x`` without a BOM) — ``xml``;
-5. UTF-8, when the bytes are valid UTF-8 (a character cut by truncation at the very end is
+5. UTF-16 without a BOM, by the pattern of NUL bytes that ASCII characters leave — ``nul-pattern``;
+6. UTF-8, when the bytes are valid UTF-8 (a character cut by truncation at the very end is
    forgiven, counted as one error, when earlier multi-byte characters show the page is UTF-8)
    — ``utf8-valid``;
-6. windows-1252 — ``default`` (configurable).
+7. the statistical detector (:mod:`trawl.decode.detect`) on a bounded sample — ``detector``;
+8. windows-1252 — ``default`` (configurable).
+
+Outside HTML (``html=False``), UTF-32 byte-order marks count too (HTML forbids UTF-32).
+
+A declaration (steps 2-4) that the bytes contradict is *overruled*, and the chain goes on from
+step 5: a page declared UTF-8 whose invalid sequences are more than a stray byte or two (more
+than one per 50 valid multi-byte characters) is not UTF-8 (``declared-utf8-invalid``); a page
+declared in a single-byte encoding whose bytes are valid multi-byte UTF-8 is UTF-8
+(``declared-single-byte-is-utf8``); a page declared in any ASCII-compatible encoding whose bytes
+show the UTF-16 NUL pattern is UTF-16 (``declared-ascii-is-utf16``); any other declaration whose
+decoding loses many sequences goes to the detector, which must do better to win
+(``declared-lossy``). The declaration is kept in :attr:`Decoded.declared` either way.
 
 Labels are mapped to encodings with the WHATWG Encoding Standard's label table, shipped here as
 code, so ``latin1``, ``ascii`` and ``iso-8859-1`` all mean windows-1252 as they do on the web,
@@ -31,6 +44,9 @@ and the converters *take* them (:func:`take_decoded`), so they are never decoded
 outlive the conversion. ``doc.text`` is not used as the carrier because it holds the final text:
 a document whose conversion fails or is skipped must not end up with markup in its text.
 Keys beginning with ``_`` are private to the pipeline; the collection writer does not store them.
+
+:func:`decode_document` then checks the text for mojibake (:mod:`trawl.decode.mojibake`),
+repairs it when the check says the repair is safe, and NFC-normalises it.
 """
 
 from __future__ import annotations
@@ -38,11 +54,14 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from trawl.convert.sniff import effective_type, is_textual
+from trawl.decode.detect import EncodingDetector, default_detector
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
+from trawl.decode.mojibake import check_mojibake
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
@@ -51,6 +70,7 @@ __all__ = [
     "DECODED_KEY",
     "CharsetDecoder",
     "Decoded",
+    "codec_name",
     "decode_document",
     "decode_html",
     "decode_with",
@@ -141,6 +161,8 @@ _CODECS: dict[str, tuple[str, str]] = {
     "euc-kr": ("cp949", _COUNT),
     "utf-16be": ("utf-16-be", _COUNT),
     "utf-16le": ("utf-16-le", _COUNT),
+    "utf-32be": ("utf-32-be", _COUNT),  # not a web encoding: only by BOM, outside HTML
+    "utf-32le": ("utf-32-le", _COUNT),
     "x-user-defined": ("latin-1", _COUNT),  # then mapped to U+F780.. by _X_USER_DEFINED
     **{f"iso-8859-{n}": (f"iso8859_{n}", _COUNT) for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)},
     **{f"windows-125{n}": (f"cp125{n}", _C1) for n in range(9)},
@@ -181,9 +203,13 @@ class Decoded:
     """Decoded characters with the encoding used, the evidence for it and the bytes lost."""
 
     text: str
-    encoding: str  # lower-cased WHATWG name: utf-8, windows-1252, shift_jis...
-    source: str  # bom | http | meta | xml | utf8-valid | default
+    encoding: str  # lower-cased WHATWG name (utf-8, windows-1252, shift_jis...) or a Python codec
+    source: str  # bom | http | meta | xml | nul-pattern | utf8-valid | detector | default
     errors: int  # U+FFFD inserted for undecodable byte sequences
+    confidence: float | None = None  # 0..1: how sure the chain is of ``encoding``
+    declared: str | None = None  # the encoding a declaration named, when there was one
+    declared_source: str | None = None  # http | meta | xml
+    overruled: str | None = None  # why the declaration lost (see the module docstring)
 
 
 def lookup_label(label: str | bytes) -> str | None:
@@ -193,9 +219,36 @@ def lookup_label(label: str | bytes) -> str | None:
     return _LABEL_TO_NAME.get(label.strip("\t\n\x0c\r ").lower())
 
 
+def _codec(encoding: str) -> tuple[str, str]:
+    found = _CODECS.get(encoding)
+    if found is not None:
+        return found
+    return codecs.lookup(encoding).name, _COUNT  # a Python codec that a detector named
+
+
+def codec_name(encoding: str) -> str:
+    """The Python codec name for an encoding trawl reports (``utf-16le`` → ``utf-16-le``).
+
+    The WHATWG name is kept where Python knows it (``windows-1252``, ``shift_jis``), so that the
+    name reads as the web writes it; otherwise the codec trawl decodes with (``x-mac-cyrillic`` →
+    ``mac-cyrillic``).
+    """
+    if encoding in ("utf-16le", "utf-16be", "utf-32le", "utf-32be"):
+        return encoding[:6] + "-" + encoding[6:]
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return codecs.lookup(_codec(encoding)[0]).name
+    return encoding
+
+
 def decode_with(data: bytes | memoryview, encoding: str) -> tuple[str, int]:
-    """Decode with a known encoding name; returns the text and the number of inserted U+FFFD."""
-    codec, handler = _CODECS[encoding]
+    """Decode with a known encoding name; returns the text and the number of inserted U+FFFD.
+
+    ``encoding`` is a WHATWG name or, failing that, any Python codec name (``LookupError`` if
+    neither).
+    """
+    codec, handler = _codec(encoding)
     _errors.n = 0
     text = str(data, codec, handler)
     if encoding == "x-user-defined":
@@ -408,37 +461,190 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16be"),
     (codecs.BOM_UTF16_LE, "utf-16le"),
 )
+# Checked before _BOMS outside HTML: the UTF-32LE BOM begins with the UTF-16LE one.
+_BOMS32 = (
+    (codecs.BOM_UTF32_LE, "utf-32le"),
+    (codecs.BOM_UTF32_BE, "utf-32be"),
+)
+
+#: Bytes the detector and the NUL-pattern test look at: enough for a verdict, bounded on 50 MB pages.
+SAMPLE_BYTES = 64 << 10
+
+_SINGLE_BYTE = frozenset(
+    name for name, (_, handler) in _CODECS.items() if handler == _C1 or name.startswith(("iso-8859", "koi8"))
+) | {"ibm866", "macintosh", "x-mac-cyrillic"}
+_UTF16 = ("utf-16le", "utf-16be")
 
 
-def decode_html(body: bytes, content_type: str | None = None, *, default: str = "windows-1252") -> Decoded:
-    """Decode a page, taking the evidence in the standard's order (see the module docstring).
+def _utf16_by_nuls(body: bytes) -> str | None:
+    """``utf-16le``/``utf-16be`` when the sample's NULs sit where UTF-16 puts ASCII's high bytes."""
+    sample = body[: SAMPLE_BYTES & ~1]
+    pairs = len(sample) // 2
+    if pairs < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    # Mostly-ASCII UTF-16 has a NUL in one byte of (nearly) every pair, almost never in the other,
+    # and text in that other byte; NUL-filled and binary files fail one of the three.
+    for nuls, other, name in ((odd, even, "utf-16le"), (even, odd, "utf-16be")):
+        if nuls.count(0) >= pairs * 0.3 and other.count(0) <= pairs * 0.02:
+            printable = sum(1 for b in other[:4096] if 0x20 <= b < 0x7F or b in (9, 10, 13))
+            if printable >= min(pairs, 4096) * 0.3:
+                return name
+    return None
 
-    ``content_type`` is the HTTP ``Content-Type`` header value, parameters included; ``default``
-    is the encoding name used when nothing else decides.
-    """
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            text, errors = decode_with(memoryview(body)[len(bom) :], name)
-            return Decoded(text, name, "bom", errors)
-    for source, found in (
-        ("http", http_charset(content_type)),
-        ("meta", prescan_meta(body[:1024])),
-        ("xml", xml_declared_encoding(body)),
-    ):
-        if found is not None:
-            text, errors = decode_with(body, found)
-            return Decoded(text, found, source, errors)
+
+def _multibyte(text: str, errors: int = 0) -> int:
+    """Characters that took more than one byte in UTF-8, less the ``errors`` U+FFFD decoding inserted."""
+    if text.isascii():
+        return 0
+    return len(text) - len(text.encode("ascii", "ignore")) - errors
+
+
+def _as_utf8(body: bytes) -> tuple[str, int] | None:
+    """Text and errors when ``body`` is valid UTF-8 (or valid but cut inside its last character)."""
     try:
-        return Decoded(body.decode("utf-8"), "utf-8", "utf8-valid", 0)
+        return body.decode("utf-8"), 0
     except UnicodeDecodeError as exc:
         truncated = exc.end == len(body) and exc.reason == "unexpected end of data"
         if truncated and not body[: exc.start].isascii():
             # Valid UTF-8 cut inside its last character: a truncated capture, not another encoding
             # (provided some multi-byte character before it shows it really is UTF-8).
-            text, errors = decode_with(body, "utf-8")
-            return Decoded(text, "utf-8", "utf8-valid", errors)
+            return decode_with(body, "utf-8")
+    return None
+
+
+def _trivial_errors(errors: int, text: str) -> bool:
+    """A stray bad byte or two, or one per 50 good characters: not evidence against the encoding."""
+    return errors <= 2 or errors * 50 <= _multibyte(text, errors)
+
+
+def _detect(body: bytes, detector: EncodingDetector | None) -> tuple[str, float] | None:
+    """The detector's verdict on a sample of ``body`` as (encoding trawl can decode, confidence)."""
+    if detector is None or not body:
+        return None
+    try:
+        found = detector.detect(body[:SAMPLE_BYTES])
+    except Exception:  # a detector bug must not lose the document: the chain goes on
+        return None
+    if found is None:
+        return None
+    name = found.encoding.lower()
+    encoding = lookup_label(name) or lookup_label(name.replace("-", "")) or name.replace("_", "-")
+    if encoding not in _CODECS:
+        try:
+            codecs.lookup(name)
+        except LookupError:
+            return None
+        encoding = name
+    return encoding, max(0.0, min(1.0, float(found.confidence)))
+
+
+#: ``detector=`` value meaning the shared :func:`~trawl.decode.detect.default_detector` (``None``: none).
+DEFAULT_DETECTOR: Literal["default"] = "default"
+
+
+def decode_html(
+    body: bytes,
+    content_type: str | None = None,
+    *,
+    default: str = "windows-1252",
+    html: bool = True,
+    detector: EncodingDetector | Literal["default"] | None = DEFAULT_DETECTOR,
+) -> Decoded:
+    """Decode a page, taking the evidence in the standard's order (see the module docstring).
+
+    ``content_type`` is the HTTP ``Content-Type`` header value, parameters included; ``default``
+    is the encoding name used when nothing else decides; ``html=False`` admits UTF-32 BOMs;
+    ``detector`` replaces the shared statistical detector (``None``: no detector).
+    """
+    det = default_detector() if detector == DEFAULT_DETECTOR else detector
+    boms = (_BOMS32 + _BOMS) if not html else _BOMS
+    for bom, name in boms:
+        if body.startswith(bom):
+            text, errors = decode_with(memoryview(body)[len(bom) :], name)
+            return Decoded(text, name, "bom", errors, 1.0)
+    declared: str | None = None
+    declared_source: str | None = None
+    overruled: str | None = None
+    lossy: Decoded | None = None
+    for source, found in (
+        ("http", http_charset(content_type)),
+        ("meta", prescan_meta(body[:1024])),
+        ("xml", xml_declared_encoding(body)),
+    ):
+        if found is None:
+            continue
+        declared, declared_source = found, source
+        if found not in _UTF16 and _utf16_by_nuls(body) is not None:
+            overruled = "declared-ascii-is-utf16"
+            break
+        text, errors = decode_with(body, found)
+        if found == "utf-8":
+            if _trivial_errors(errors, text):
+                return Decoded(text, found, source, errors, 1.0 if not errors else 0.9)
+            overruled = "declared-utf8-invalid"
+            break
+        if found in _SINGLE_BYTE and not body.isascii():
+            as_utf8 = _as_utf8(body)
+            if as_utf8 is not None and _multibyte(as_utf8[0]) >= (1 if found == "windows-1252" else 2):
+                overruled = "declared-single-byte-is-utf8"
+                break
+        if _trivial_errors(errors, text):
+            return Decoded(text, found, source, errors, 0.95 if not errors else 0.8)
+        overruled = "declared-lossy"
+        lossy = Decoded(text, found, source, errors, 0.5, found, source)
+        break
+
+    def chosen(text: str, encoding: str, source: str, errors: int, confidence: float) -> Decoded:
+        return Decoded(
+            text, encoding, source, errors, confidence, declared, declared_source,
+            overruled if encoding != declared else None,
+        )
+
+    utf16 = _utf16_by_nuls(body)
+    if utf16 is not None:
+        text, errors = decode_with(body, utf16)
+        return chosen(text, utf16, "nul-pattern", errors, 0.9)
+    as_utf8 = _as_utf8(body)
+    if as_utf8 is not None:
+        # Pure ASCII reads the same in every ASCII-compatible encoding: certain either way.
+        return chosen(as_utf8[0], "utf-8", "utf8-valid", as_utf8[1], 1.0 if body.isascii() else 0.99)
+    guess = _detect(body, det)
+    if guess is not None:
+        encoding, confidence = guess
+        text, errors = decode_with(body, encoding)
+        if lossy is None or errors < lossy.errors:
+            return chosen(text, encoding, "detector", errors, confidence)
+    if lossy is not None:
+        return lossy
     text, errors = decode_with(body, default)
-    return Decoded(text, default, "default", errors)
+    return chosen(text, default, "default", errors, 0.0 if errors else 0.1)
+
+
+#: Texts longer than this are checked for mojibake on their first this-many characters only, and
+#: not repaired (the check and the repair are per-character work).
+MOJIBAKE_MAX_CHARS = 2 << 20
+
+
+def _mojibake(doc: Document, step: Step, text: str) -> str:
+    """Score ``text`` for mojibake into ``doc``; the repaired text when the check says it is safe."""
+    whole = len(text) <= MOJIBAKE_MAX_CHARS
+    try:
+        report = check_mojibake(text if whole else text[:MOJIBAKE_MAX_CHARS], repair=whole)
+    except Exception as exc:  # the check is advisory: the decoded text stands
+        step.count(f"error/decode/mojibake/{type(exc).__name__}")
+        doc.error(step.name, exc)
+        return text
+    doc.mojibake_score = float(report.score)
+    doc.mojibake = bool(report.detected)
+    if not report.detected:
+        return text
+    step.count("decode/mojibake/detected")
+    if report.repaired is not None and report.repaired != text:
+        step.count("decode/mojibake/repaired")
+        doc.metadata["mojibake_repaired"] = report.how or "repaired"
+        return report.repaired
+    return text
 
 
 def decode_document(
@@ -447,27 +653,44 @@ def decode_document(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     default: str = "windows-1252",
+    detector: EncodingDetector | Literal["default"] | None = DEFAULT_DETECTOR,
 ) -> str:
     """Decode ``doc``'s entity body, fill in its decoding fields and count through ``step``.
 
     Payload problems (broken chunking, corrupt or capped compression) are counted as
     ``decode/<kind>`` and recorded in ``doc.errors``; the result is counted as
     ``decode/source/<source>`` and ``decode/encoding/<name>``, plus ``decode/lossy`` when bytes
-    were undecodable. Returns the decoded text.
+    were undecodable, ``decode/overruled/<declared>-><chosen>`` when the bytes contradicted a
+    declaration, and ``decode/mojibake/detected|repaired``. The text is NFC-normalised
+    (``decode/normalized`` when that changed it). Returns the decoded text.
     """
     payload = entity_body(doc, max_bytes)
     for problem in payload.problems:
         step.count(f"decode/{problem.kind}")
         doc.error(step.name, f"{problem.kind}: {problem.message}")
-    decoded = decode_html(payload.data, doc.header("content-type"), default=default)
+    kind = effective_type(doc)
+    html = kind is None or "html" in kind
+    decoded = decode_html(
+        payload.data, doc.header("content-type"), default=default, html=html, detector=detector
+    )
     doc.encoding = decoded.encoding
     doc.encoding_source = decoded.source
+    doc.encoding_confidence = decoded.confidence
     doc.decode_errors = decoded.errors
     step.count(f"decode/source/{decoded.source}")
     step.count(f"decode/encoding/{decoded.encoding}")
+    if decoded.declared is not None:
+        doc.metadata["encoding_declared"] = {"encoding": decoded.declared, "source": decoded.declared_source}
+    if decoded.overruled is not None:
+        doc.metadata["encoding_overruled"] = decoded.overruled
+        step.count(f"decode/overruled/{decoded.declared}->{decoded.encoding}")
     if decoded.errors:
         step.count("decode/lossy")
-    return decoded.text
+    text = _mojibake(doc, step, decoded.text)
+    if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+        text = unicodedata.normalize("NFC", text)
+        step.count("decode/normalized")
+    return text
 
 
 def take_decoded(doc: Document, step: Step) -> str:
@@ -486,13 +709,18 @@ class CharsetDecoder(Step):
     """Decodes textual documents, leaving the characters for the converters (see module docstring).
 
     Binary formats (PDF, images, archives) are not decoded: they are counted as
-    ``decode/skipped/<type>`` and left for their own converters.
+    ``decode/skipped/<type>`` and left for their own converters. ``detector=False`` leaves the
+    statistical detector out of the chain (undeclared, non-UTF-8 pages get the default).
     """
 
     name: ClassVar[str] = "decode"
 
     def __init__(
-        self, *, max_body_bytes: int = DEFAULT_MAX_BYTES, default_encoding: str = "windows-1252"
+        self,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BYTES,
+        default_encoding: str = "windows-1252",
+        detector: bool = True,
     ) -> None:
         if max_body_bytes <= 0:
             raise ConfigError(f"decode.max_body_bytes must be positive, not {max_body_bytes}")
@@ -504,6 +732,7 @@ class CharsetDecoder(Step):
             )
         self.max_body_bytes = max_body_bytes
         self.default_encoding = default
+        self.detector: EncodingDetector | Literal["default"] | None = DEFAULT_DETECTOR if detector else None
 
     def process(self, doc: Document) -> Document:
         kind = effective_type(doc)
@@ -511,6 +740,6 @@ class CharsetDecoder(Step):
             self.count(f"decode/skipped/{kind}")
             return doc
         doc.metadata[DECODED_KEY] = decode_document(
-            doc, self, max_bytes=self.max_body_bytes, default=self.default_encoding
+            doc, self, max_bytes=self.max_body_bytes, default=self.default_encoding, detector=self.detector
         )
         return doc
