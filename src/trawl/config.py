@@ -43,6 +43,7 @@ class IngestConfig:
 class DecodeConfig:
     max_body_bytes: int = 0
     default_encoding: str = ""
+    detector: bool = True
 
 
 @dataclass(slots=True)

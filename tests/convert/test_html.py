@@ -305,3 +305,20 @@ def test_real_pages(shared_data: Path) -> None:
 def test_extract_html_never_raises(markup: str) -> None:
     page = extract_html(markup, URL)
     assert isinstance(page.text, str) and "\x1e" not in page.text
+
+
+def test_default_steps_follow_the_decode_config() -> None:
+    from trawl.pipeline import Pipeline, Source
+
+    page = "<html><title>Größe</title><p>Übergrößen für Bären und Löwen, schöne Grüße.</p></html>"
+
+    class One(Source):
+        def read(self, ctx: RunContext):  # type: ignore[no-untyped-def]
+            yield Document(url="http://e.de/", raw=page.encode("windows-1252"), record_type="resource",
+                           declared_type="text/html")
+
+    for detector, source in ((True, "detector"), (False, "default")):
+        config = load_config(env={}, overrides=[f"decode.detector={str(detector).lower()}"])
+        (doc,) = list(Pipeline([One()], default_steps(config)))
+        assert doc.encoding_source == source
+        assert doc.title == "Größe"

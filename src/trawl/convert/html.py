@@ -454,7 +454,9 @@ def default_steps(config: Config | None = None) -> list[Step]:
     return [
         TypeSniffer(),
         CharsetDecoder(
-            max_body_bytes=config.decode.max_body_bytes, default_encoding=config.decode.default_encoding
+            max_body_bytes=config.decode.max_body_bytes,
+            default_encoding=config.decode.default_encoding,
+            detector=config.decode.detector,
         ),
         HtmlConverter(max_chars=config.html.max_chars),
         TextConverter(max_chars=config.html.max_chars),
