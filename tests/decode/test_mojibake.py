@@ -145,3 +145,11 @@ def test_quality_gate() -> None:
 
 if __name__ == "__main__":
     print(json.dumps(measure()))
+
+
+def test_one_odd_sequence_in_otherwise_clean_text_is_left_alone() -> None:
+    """ftfy's negative case: a correctly decoded dash beside one lone `Ã¥` is not mojibake."""
+    report = check_mojibake("Bremer/Mccoy \u2013 Dr\u00c3\u00a5ber")
+    assert not report.detected and report.repaired is None
+    # the same sequence with no clean non-ASCII around it is still mended
+    assert check_mojibake("Dr\u00c3\u00a5ber").repaired == "Dr\u00e5ber"

@@ -136,6 +136,7 @@ class _Span:
     end: int
     fixed: str
     weight: float
+    certain: bool  # a C1 control or a multi-byte symbol: no clean text looks like this
 
 
 def _utf8(data: bytes) -> str | None:
@@ -221,18 +222,20 @@ def _spans(text: str, cp: _CodePage) -> list[_Span]:
         fixed = _utf8(data) if data is not None else None
         if fixed is None or not _plausible(fixed):
             continue
-        strong = (
+        certain = (
             any(_wide_ok(ch) for ch in fixed)
             or (len(fixed) >= 2 and any(ord(ch) >= 0x800 for ch in fixed))
             or any(0x80 <= ord(ch) < 0xA0 for ch in raw)
-            or (any(ch in cp.strong_leads for ch in raw[::2]) and not _natural(text, m.start(), m.end()))
+        )
+        strong = certain or (
+            any(ch in cp.strong_leads for ch in raw[::2]) and not _natural(text, m.start(), m.end())
         )
         credible_letters = _in_scripts(fixed, cp) and (
             len(fixed) >= 2
             or (cp.latin and (_lower_at(text, m.start() - 1) or _lower_at(text, m.end())))
         )
         if (strong and (cp.latin or len(fixed) >= 2)) or credible_letters:
-            spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed))))
+            spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed)), certain))
     return spans
 
 
@@ -267,6 +270,9 @@ def _repair_once(text: str, cp: _CodePage, spans: list[_Span]) -> str | None:
             return whole
     if not cp.latin or not spans:
         return None
+    # The whole text did not round-trip: mend spans only when the evidence is not doubtful.
+    if _doubtful(text, spans):
+        return None
     parts: list[str] = []
     pos = 0
     for s in spans:
@@ -277,12 +283,31 @@ def _repair_once(text: str, cp: _CodePage, spans: list[_Span]) -> str | None:
     return "".join(parts)
 
 
+def _doubtful(text: str, spans: list[_Span]) -> bool:
+    """One lone, uncertain sequence in text that also holds correctly decoded non-ASCII.
+
+    Such text is more likely clean with an odd name in it than mojibake: it is neither
+    reported nor mended ("Bremer/Mccoy \u2013 Dr\u00c3\u00a5ber" stays as it is, as ftfy leaves
+    it).
+    """
+    if sum(s.weight for s in spans) >= 2 or any(s.certain for s in spans):
+        return False
+    pos = 0
+    for s in spans:
+        if not text[pos : s.start].isascii():
+            return True
+        pos = s.end
+    return not text[pos:].isascii()
+
+
 def check_mojibake(text: str, *, repair: bool = True) -> MojibakeReport:
     """Score *text* for UTF-8 read through a single-byte code page; repair it when safe.
 
     ``check_mojibake("rÃ©sumÃ©").repaired == "résumé"``. Clean text gives score 0 and no repair.
     """
     evidence, cp, spans = _evidence(text)
+    if evidence and _doubtful(text, spans):
+        evidence /= 2
     score = _score(evidence)
     detected = score >= MOJIBAKE_THRESHOLD
     if not (detected and repair) or cp is None:
