@@ -88,6 +88,20 @@ def test_html_markup_does_not_drown_the_text() -> None:
     assert _same_text(data, found, "windows-1251")
 
 
+@pytest.mark.parametrize("codec", ["koi8_r", "cp1251", "iso8859_5", "cp866"])
+def test_short_cyrillic_beside_markup_is_not_read_as_cjk(codec: str) -> None:
+    # ASCII costs every script group about the same, so three hanzi cannot outbid six letters.
+    data = "подьем\n\n]]></descrip".encode(codec)
+    assert _same_text(data, default_detector().detect(data), codec)
+
+
+@pytest.mark.parametrize("text", ["редактор для Windows", "к непритязательной м"])
+def test_capital_inside_a_word_counts_against_a_reading(text: str) -> None:
+    # windows-1251 reads these mac-cyrillic bytes as "длЯ": the same letters, wrongly cased.
+    data = text.encode("mac_cyrillic")
+    assert _same_text(data, default_detector().detect(data), "mac_cyrillic")
+
+
 def test_confidence_and_alternatives_are_probabilities() -> None:
     found = default_detector().detect("Grüße aus Köln, schöne Straße".encode("windows-1252"))
     assert found is not None

@@ -38,11 +38,12 @@ def bench() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("subset", ["files", "snippets_50"])
+@pytest.mark.parametrize("subset", ["files", "snippets_20", "snippets_50"])
 def test_accuracy_does_not_regress(bench: ModuleType, subset: str) -> None:
     cases, _ = bench.load_corpus(bench.DEFAULT_DATA)
-    if subset == "snippets_50":
-        cases = [s for s in (bench.snippet(c, 50) for c in cases) if s.data]
+    if subset.startswith("snippets_"):
+        size = int(subset.removeprefix("snippets_"))
+        cases = [s for s in (bench.snippet(c, size) for c in cases) if s.data]
     accuracy, wrong = bench.evaluate(ModelDetector(), cases)
     pinned = PINS[subset]
     shown = ", ".join(f"{c.label}→{g}" for c, g in wrong[:15])

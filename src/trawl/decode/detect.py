@@ -20,7 +20,10 @@ How :class:`ModelDetector` decides, cheapest evidence first:
    multi-byte and single-byte candidates are compared on the same footing. Unseen characters
    back off to the group's native repertoire (its alphabet, or the first-level hanzi/kanji/
    hangul of the national standard); undefined bytes, C1 controls and private-use characters
-   cost almost as much as an impossible decoding.
+   cost almost as much as an impossible decoding. Printable ASCII has a floor, so that markup
+   and Latin words around a short run of non-ASCII cost every group about the same. Text is
+   scored in lower case, then capitals cost for where they stand: one right after a small letter
+   (``длЯ``) much, one after a capital (all caps) a little.
 
 HTML tags are removed before scoring (``<`` and ``>`` are never trail bytes of the supported
 multi-byte encodings), and at most :data:`SAMPLE_BYTES` bytes around non-ASCII bytes are scored,
@@ -53,8 +56,8 @@ __all__ = [
 #: Bytes of (tag-stripped) input scored by the model at most.
 SAMPLE_BYTES = 4096
 #: Bytes of the sample's head on which all candidates are scored, and how many go on.
-PROBE_BYTES = 384
-SHORTLIST = 6
+PROBE_BYTES = 256
+SHORTLIST = 3
 #: Bytes of raw input looked at at most (head), so huge pages cost a bounded time.
 SCAN_BYTES = 1 << 18
 
@@ -92,7 +95,7 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("koi8-r", "koi8_r", None, "cyrillic", -0.5),
     ("iso-8859-5", "iso8859_5", None, "cyrillic", -1.0),
     ("ibm866", "cp866", None, "cyrillic", -1.0),
-    ("mac-cyrillic", "mac_cyrillic", None, "cyrillic", -1.5),
+    ("mac-cyrillic", "mac_cyrillic", None, "cyrillic", -1.0),
     ("ibm855", "cp855", None, "cyrillic", -1.5),
     ("koi8-u", "koi8_u", None, "cyrillic", -2.5),
     ("iso-8859-7", "iso8859_7", None, "greek", 0.0),
@@ -156,7 +159,13 @@ class _Model:
         lp = math.log((count + self._alpha * self._base(c)) / self._total)
         # The training text (a legal declaration) lacks the typography of the web: curly quotes,
         # dashes, currency signs, fullwidth punctuation get a fixed probability of their own.
-        return max(lp, _TYPO_LOGP) if c in _TYPO else lp
+        if c in _TYPO:
+            return max(lp, _TYPO_LOGP)
+        if c in _RARE_SIGNS:
+            return max(lp, _RARE_SIGN_LOGP)
+        # ASCII is foreign to most groups' training text but common in every web page: no group
+        # may find it much less likely than another.
+        return max(lp, _ASCII_LOGP) if " " <= c < "\x7f" or c in "\t\n\r" else lp
 
     def _base(self, c: str) -> float:
         o = ord(c)
@@ -175,7 +184,11 @@ class _Model:
         ctx = self._ctx
         total = 0.0
         prev = " "
-        for c in text.lower():
+        low = text.lower()
+        if low != text:  # capitals are scored as small letters, but cost for where they stand
+            total += _INNER_CAPITAL_LOGP * len(_INNER_CAPITAL.findall(text))
+            total += _CAPS_LOGP * len(_CAPS.findall(text))
+        for c in low:
             lp = bi.get(prev + c)
             if lp is None:
                 u = uni.get(c)
@@ -358,11 +371,23 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 _JUNK_P = 1e-10  # undefined byte, C1 control, private use: nearly impossible in real text
 _OTHER_P = 0.05 / 65536
 _TYPO = frozenset(
-    "\u00a0“”‘’„‚«»‹›–—…•·€£¥§©®°±×÷¡¿¢¤¦¨ª¬¯²³´µ¶¸¹º¼½¾№™†‡‰"  # noqa: RUF001  # on purpose
+    "\u00a0“”‘’„‚«»‹›–—…•·€£§©®°×¡¿№™"  # noqa: RUF001  # on purpose
     + "".join(map(chr, range(0x3000, 0x3020)))
     + "".join(map(chr, range(0xFF01, 0xFF5F)))
 )
 _TYPO_LOGP = math.log(1e-3)
+# Signs of Latin-1 and Windows code pages that web text seldom uses: a floor, but a lower one
+# (they are what CJK double bytes look like when read as single bytes).
+_RARE_SIGNS = frozenset("¥±÷¢¤¦¨ª¬¯²³´µ¶¸¹º¼½¾†‡‰")  # noqa: RUF001  # on purpose
+_RARE_SIGN_LOGP = math.log(2e-5)
+_ASCII_LOGP = math.log(1.5e-3)
+#: A capital right after a small letter (rare in any script), and one after a capital (all caps).
+_INNER_CAPITAL_LOGP = -3.0
+_CAPS_LOGP = -1.0
+_SMALL = re.escape("".join(c for c in map(chr, range(0x2000)) if c.islower()))
+_CAPITAL = re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper()))
+_INNER_CAPITAL = re.compile(f"[{_SMALL}][{_CAPITAL}]")
+_CAPS = re.compile(f"(?<=[{_CAPITAL}])[{_CAPITAL}]")
 
 
 @functools.cache
