@@ -408,7 +408,22 @@ def _codec_name(label: str | None) -> str | None:
         return label.lower()
 
 
-class ChardetDetector:
+class _DictDetector:
+    """A peer whose ``detect(data)`` returns ``{"encoding": ..., "confidence": ...}``."""
+
+    name = ""
+    _detect: Any
+
+    def detect(self, data: bytes) -> Detection | None:
+        """The peer's guess, its codec name normalised."""
+        if not data:
+            return None
+        res = self._detect(data)
+        enc = _codec_name(res.get("encoding"))
+        return None if enc is None else Detection(enc, float(res.get("confidence") or 0.0))
+
+
+class ChardetDetector(_DictDetector):
     """`chardet <https://github.com/chardet/chardet>`_ (``pip install chardet``)."""
 
     name = "chardet"
@@ -418,16 +433,8 @@ class ChardetDetector:
 
         self._detect = chardet.detect
 
-    def detect(self, data: bytes) -> Detection | None:
-        """chardet's guess, its codec name normalised."""
-        if not data:
-            return None
-        res = self._detect(data)
-        enc = _codec_name(res.get("encoding"))
-        return None if enc is None else Detection(enc, float(res.get("confidence") or 0.0))
 
-
-class CChardetDetector:
+class CChardetDetector(_DictDetector):
     """faust-cchardet (uchardet), ``pip install faust-cchardet``."""
 
     name = "cchardet"
@@ -436,14 +443,6 @@ class CChardetDetector:
         import cchardet  # noqa: PLC0415  # optional peer, imported when used
 
         self._detect = cchardet.detect
-
-    def detect(self, data: bytes) -> Detection | None:
-        """uchardet's guess, its codec name normalised."""
-        if not data:
-            return None
-        res = self._detect(data)
-        enc = _codec_name(res.get("encoding"))
-        return None if enc is None else Detection(enc, float(res.get("confidence") or 0.0))
 
 
 class CharsetNormalizerDetector:
