@@ -62,7 +62,7 @@ def test_contradictions_warn() -> None:
 
 
 def test_to_toml_round_trips(tmp_path: Path) -> None:
-    c = load_config(env={}, overrides=["warc.prefix=x\"y"])
+    c = load_config(env={}, overrides=['warc.prefix=x"y'])
     f = tmp_path / "c.toml"
     f.write_text(c.to_toml())
     assert load_config(f, env={}).as_dict() == c.as_dict()

@@ -314,8 +314,12 @@ def test_default_steps_follow_the_decode_config() -> None:
 
     class One(Source):
         def read(self, ctx: RunContext):  # type: ignore[no-untyped-def]
-            yield Document(url="http://e.de/", raw=page.encode("windows-1252"), record_type="resource",
-                           declared_type="text/html")
+            yield Document(
+                url="http://e.de/",
+                raw=page.encode("windows-1252"),
+                record_type="resource",
+                declared_type="text/html",
+            )
 
     for detector, source in ((True, "detector"), (False, "default")):
         config = load_config(env={}, overrides=[f"decode.detector={str(detector).lower()}"])

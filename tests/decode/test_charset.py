@@ -248,7 +248,17 @@ def test_take_decoded_pops_or_decodes_once() -> None:
 def test_decoding_always_yields_text(body: bytes, content_type: str | None) -> None:
     d = decode_html(body, content_type)
     assert isinstance(d.text, str) and d.errors >= 0
-    assert d.source in {"bom", "http", "meta", "xml", "nul-pattern", "utf8-valid", "detector", "default"}
+    assert d.source in {
+        "bom",
+        "http",
+        "meta",
+        "xml",
+        "nul-pattern",
+        "utf8-valid",
+        "utf16-shape",
+        "detector",
+        "default",
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -403,3 +413,30 @@ def test_html_entities_are_decoded_once() -> None:
     (out,) = docs
     assert out.title == "a &lt; b"
     assert "x &lt;y&gt; <z> café" in out.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "中文文本，这是一个测试页面，我们需要更多的文字来检测编码。",  # noqa: RUF001
+        "日本語のテキストです。カタカナもあります。",
+        "한국어 텍스트입니다 안녕하세요",
+    ],
+)
+@pytest.mark.parametrize(("codec", "name"), [("utf-16-le", "utf-16le"), ("utf-16-be", "utf-16be")])
+def test_cjk_utf16_without_bom_or_nuls(text: str, codec: str, name: str) -> None:
+    d = decode_html(text.encode(codec))
+    assert (d.text, d.encoding, d.source) == (text, name, "utf16-shape")
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("日本語のテキストです。カタカナもあります。", "shift_jis"),
+        ("日本語のテキストです。カタカナもあります。", "euc-jp"),
+        ("한국어 텍스트입니다 안녕하세요", "euc-kr"),
+        ("Plain English text that happens to be long enough", "ascii"),
+    ],
+)
+def test_legacy_cjk_is_not_taken_for_utf16(text: str, codec: str) -> None:
+    assert decode_html(text.encode(codec)).source != "utf16-shape"

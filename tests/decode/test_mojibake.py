@@ -73,7 +73,31 @@ def test_other_code_pages(codec: str, text: str) -> None:
     assert check_mojibake(_misread(text, codec)).repaired == text
 
 
+@pytest.mark.parametrize(
+    ("damaged", "fixed", "how"),
+    [
+        ("g√¢teaux et wei√ü", "gâteaux et weiß", "utf-8 read as mac-roman"),
+        ("Tip 2 вЂ“ Broadcast", "Tip 2 – Broadcast", "utf-8 read as windows-1251"),
+        ("La rГ©gion", "La région", "utf-8 read as windows-1251"),
+        ("\x84Handwerk hin\x93: Von", "„Handwerk hin“: Von", "windows-1252 read as iso-8859-1"),
+        ("voilÃ le travail", "voilà le travail", "utf-8 read as windows-1252"),
+        ("voilÃ  le travail", "voilà le travail", "utf-8 read as windows-1252"),
+        ("atenÃ§Ã£o Ã s crianÃ§as", "atenção às crianças", "utf-8 read as windows-1252"),
+        ("â€œlossyâ€\ufffd", "“lossy\ufffd", "utf-8 read as windows-1252"),
+    ],
+)
+def test_harder_mojibake(damaged: str, fixed: str, how: str) -> None:
+    report = check_mojibake(damaged)
+    assert report.detected
+    assert report.repaired == fixed
+    assert report.how == how
+
+
 CLEAN = [
+    "»Über« und »Äpfel« — Zitate ohne Leerzeichen",
+    "C'est vrai que nous n'en avons pas encore parlé\x85 Tu sais",
+    "√π ≈ 1.77, ∆°",
+    "Рёрих и Гімн",
     "",
     "plain ASCII text, nothing to see",
     "Le cœur a ses raisons que la raison ne connaît point. À bientôt, Hélène ! Ça été",

@@ -141,8 +141,14 @@ def run(args: argparse.Namespace) -> int:
     for col in ("host", "documents", "flagged", "share", "errors", "mojibake"):
         hosts.add_column(col, justify="left" if col == "host" else "right")
     for row in data["by_host"]:
-        hosts.add_row(row["host"], f"{row['documents']:,}", f"{row['flagged']:,}", f"{row['share']:.0%}",
-                      f"{row['decode_errors']:,}", f"{row['mojibake']:,}")
+        hosts.add_row(
+            row["host"],
+            f"{row['documents']:,}",
+            f"{row['flagged']:,}",
+            f"{row['share']:.0%}",
+            f"{row['decode_errors']:,}",
+            f"{row['mojibake']:,}",
+        )
     if data["by_host"]:
         out.print(hosts)
     pairs = RichTable(title="declared → chosen encoding", header_style="bold")
@@ -150,8 +156,15 @@ def run(args: argparse.Namespace) -> int:
         pairs.add_column(col, justify="left" if col in ("declared", "chosen") else "right")
     for row in data["by_encoding"]:
         style = "yellow" if row["flagged"] else ""
-        pairs.add_row(row["declared"], row["chosen"], f"{row['documents']:,}", f"{row['flagged']:,}",
-                      f"{row['decode_errors']:,}", f"{row['mojibake']:,}", style=style)
+        pairs.add_row(
+            row["declared"],
+            row["chosen"],
+            f"{row['documents']:,}",
+            f"{row['flagged']:,}",
+            f"{row['decode_errors']:,}",
+            f"{row['mojibake']:,}",
+            style=style,
+        )
     out.print(pairs)
     if data["flagged_documents"]:
         docs = RichTable(title="flagged documents (most errors first)", header_style="bold")
@@ -159,7 +172,13 @@ def run(args: argparse.Namespace) -> int:
             docs.add_column(col, justify="right" if col in ("errors", "mojibake") else "left")
         for d in data["flagged_documents"]:
             score = d["mojibake_score"]
-            docs.add_row(d["url"], str(d["encoding"]), str(d["encoding_source"]), d["declared"] or "-",
-                         f"{d['decode_errors']:,}", "-" if score is None else f"{score:.2f}")
+            docs.add_row(
+                d["url"],
+                str(d["encoding"]),
+                str(d["encoding_source"]),
+                d["declared"] or "-",
+                f"{d['decode_errors']:,}",
+                "-" if score is None else f"{score:.2f}",
+            )
         out.print(docs)
     return 0

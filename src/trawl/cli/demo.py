@@ -24,9 +24,14 @@ def register(sub: Any) -> None:
         "languages and encodings, plus deliberately broken files whose bad records are dropped "
         "and counted.",
     )
-    p.add_argument("--dir", type=Path, default=Path("trawl-demo"), metavar="DIR",
-                   help="where to write the sample and the collection (default: ./trawl-demo; "
-                   "replaced if it holds an earlier demo)")
+    p.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("trawl-demo"),
+        metavar="DIR",
+        help="where to write the sample and the collection (default: ./trawl-demo; "
+        "replaced if it holds an earlier demo)",
+    )
     p.set_defaults(func=run)
 
 
@@ -51,9 +56,11 @@ def run(args: argparse.Namespace) -> int:
     stored = result.stats.get("store/records")
     expected = sample.expected.documents
     status = "[green]as expected[/]" if stored == expected else f"[red]expected {expected}[/]"
-    out.print(f"stored {stored} documents ({status}); "
-              f"{sum(result.stats.prefix('drop/').values())} bad records dropped with reasons in "
-              f"{result.drops_file}")
+    out.print(
+        f"stored {stored} documents ({status}); "
+        f"{sum(result.stats.prefix('drop/').values())} bad records dropped with reasons in "
+        f"{result.drops_file}"
+    )
     out.print("\nnext:")
     out.print(f"  trawl show {coll_path}")
     if first is not None:

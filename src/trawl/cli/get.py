@@ -22,8 +22,9 @@ def register(sub: Any) -> None:
         "seek and one read: exactly one record is decompressed.",
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")
-    p.add_argument("key", metavar="URL", help="a URL (any spelling with the same SURT key), "
-                   "a URL hash or a DOCNO")
+    p.add_argument(
+        "key", metavar="URL", help="a URL (any spelling with the same SURT key), a URL hash or a DOCNO"
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--raw", action="store_true", help="the captured payload bytes, exactly as ingested")
     mode.add_argument("--text", action="store_true", help="the extracted text (title, blank line, text)")
@@ -55,10 +56,13 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"surt       {data['surt']}")
         out.print(f"fetched    {data['fetched_at']}   status {data['status']}   type {data['record_type']}")
         out.print(f"warc       {data['warc']}")
-        out.print(f"format     declared {data['declared_type']}   sniffed {data['sniffed_type']}"
-                  + ("   [yellow](disagree)[/]" if data["type_mismatch"] else ""))
-        out.print(f"encoding   {data['encoding']} (from {data['encoding_source']}, "
-                  f"{data['decode_errors']} errors)")
+        out.print(
+            f"format     declared {data['declared_type']}   sniffed {data['sniffed_type']}"
+            + ("   [yellow](disagree)[/]" if data["type_mismatch"] else "")
+        )
+        out.print(
+            f"encoding   {data['encoding']} (from {data['encoding_source']}, {data['decode_errors']} errors)"
+        )
         out.print(f"links      {len(data['links'])}")
         for err in data["errors"]:
             out.print(f"[red]error[/]      {err}")

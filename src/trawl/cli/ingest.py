@@ -25,10 +25,20 @@ def register(sub: Any) -> None:
         description=HELP.capitalize() + ". Formats and compression are detected from the bytes, "
         "not the file names. Bad records are counted and recorded, never fatal.",
     )
-    p.add_argument("sources", nargs="+", metavar="SOURCE", help="WARC/ARC/TREC files (any compression) "
-                   "or directories (one document per file)")
-    p.add_argument("-o", "--output", required=True, type=Path, metavar="COLLECTION",
-                   help="the collection directory (created if missing, appended to if it exists)")
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="WARC/ARC/TREC files (any compression) or directories (one document per file)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        type=Path,
+        metavar="COLLECTION",
+        help="the collection directory (created if missing, appended to if it exists)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
     add_config_options(p)
@@ -62,17 +72,20 @@ def run(args: argparse.Namespace) -> int:
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
     console = err_console()
     show_progress = not args.no_progress and not args.json
-    with collection, Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]ingest[/]"),
-        BarColumn(bar_width=None),
-        TextColumn("{task.completed:,} docs"),
-        TextColumn("{task.fields[drops]} dropped"),
-        TimeElapsedColumn(),
-        console=console,
-        disable=not show_progress,
-        transient=True,
-    ) as progress:
+    with (
+        collection,
+        Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]ingest[/]"),
+            BarColumn(bar_width=None),
+            TextColumn("{task.completed:,} docs"),
+            TextColumn("{task.fields[drops]} dropped"),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not show_progress,
+            transient=True,
+        ) as progress,
+    ):
         task = progress.add_task("ingest", total=None, drops=0)
 
         def tick(_doc: Document, stats: Stats) -> None:

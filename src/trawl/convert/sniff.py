@@ -179,11 +179,7 @@ def type_family(kind: str | None) -> str | None:
         return "text"
     if kind in ("application/pdf", "application/x-pdf"):
         return "pdf"
-    if (
-        kind in _ZIP
-        or kind.endswith("+zip")
-        or kind.startswith(_OFFICE_ZIP_PREFIXES)
-    ):
+    if kind in _ZIP or kind.endswith("+zip") or kind.startswith(_OFFICE_ZIP_PREFIXES):
         return "zip"
     if kind in _OLE:
         return "ole"

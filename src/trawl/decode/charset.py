@@ -12,6 +12,9 @@ encoding"), first match wins:
 6. UTF-8, when the bytes are valid UTF-8 (a character cut by truncation at the very end is
    forgiven, counted as one error, when earlier multi-byte characters show the page is UTF-8)
    — ``utf8-valid``;
+6b. UTF-16 CJK text without a BOM (and so without NULs), by the share of Han, kana and Hangul it
+   reads as in one byte order, when the bytes are not valid in a legacy CJK encoding —
+   ``utf16-shape``;
 7. the statistical detector (:mod:`trawl.decode.detect`) on a bounded sample — ``detector``;
 8. windows-1252 — ``default`` (configurable).
 
@@ -204,7 +207,7 @@ class Decoded:
 
     text: str
     encoding: str  # lower-cased WHATWG name (utf-8, windows-1252, shift_jis...) or a Python codec
-    source: str  # bom | http | meta | xml | nul-pattern | utf8-valid | detector | default
+    source: str  # bom | http | meta | xml | nul-pattern | utf8-valid | utf16-shape | detector | default
     errors: int  # U+FFFD inserted for undecodable byte sequences
     confidence: float | None = None  # 0..1: how sure the chain is of ``encoding``
     declared: str | None = None  # the encoding a declaration named, when there was one
@@ -493,6 +496,50 @@ def _utf16_by_nuls(body: bytes) -> str | None:
     return None
 
 
+def _cjk_utf16(body: bytes) -> str | None:
+    """``utf-16le``/``utf-16be`` for UTF-16 CJK text with no BOM and no NULs, else ``None``.
+
+    Han, kana and Hangul in UTF-16 have no NUL bytes, so :func:`_utf16_by_nuls` misses them and a
+    multi-byte detector reads them as GB18030 garbage. Read in the right byte order, nearly every
+    character is Han, kana, Hangul, CJK or full-width punctuation, or ASCII; legacy CJK bytes read
+    as UTF-16 land about half the time in surrogates, private use, Yi or compatibility blocks, and
+    ASCII text read as UTF-16 has no bytes above 0x7F (it is required to have many). Shift_JIS
+    kana read as UTF-16BE are Han, so bytes that are valid in a legacy CJK encoding are left to
+    the detector.
+    """
+    sample = body[: SAMPLE_BYTES & ~1]
+    if len(sample) < 16 or sum(1 for b in sample[:4096] if b >= 0x80) < min(len(sample), 4096) // 4:
+        return None
+    for legacy in ("shift_jis", "euc_jp", "gbk", "big5", "euc_kr"):
+        try:
+            body[: len(sample)].decode(legacy)
+        except UnicodeDecodeError:
+            continue
+        return None
+    best: tuple[float, str] | None = None
+    for name in _UTF16:
+        try:
+            text = sample.decode(name)
+        except UnicodeDecodeError:
+            continue
+        cjk = other = 0
+        for ch in text:
+            o = ord(ch)
+            if (
+                0x4E00 <= o <= 0x9FFF
+                or 0xAC00 <= o <= 0xD7A3
+                or 0x3000 <= o <= 0x30FF
+                or 0xFF01 <= o <= 0xFF9F
+            ):
+                cjk += 1
+            elif not (0x20 <= o < 0x7F or ch in "\t\n\r"):
+                other += 1
+        share = (cjk / len(text)) if text else 0.0
+        if cjk >= 6 and share >= 0.5 and other <= len(text) * 0.02 and (best is None or share > best[0]):
+            best = (share, name)
+    return best[1] if best else None
+
+
 def _multibyte(text: str, errors: int = 0) -> int:
     """Characters that took more than one byte in UTF-8, less the ``errors`` U+FFFD decoding inserted."""
     if text.isascii():
@@ -597,7 +644,13 @@ def decode_html(
 
     def chosen(text: str, encoding: str, source: str, errors: int, confidence: float) -> Decoded:
         return Decoded(
-            text, encoding, source, errors, confidence, declared, declared_source,
+            text,
+            encoding,
+            source,
+            errors,
+            confidence,
+            declared,
+            declared_source,
             overruled if encoding != declared else None,
         )
 
@@ -609,6 +662,10 @@ def decode_html(
     if as_utf8 is not None:
         # Pure ASCII reads the same in every ASCII-compatible encoding: certain either way.
         return chosen(as_utf8[0], "utf-8", "utf8-valid", as_utf8[1], 1.0 if body.isascii() else 0.99)
+    utf16 = _cjk_utf16(body)
+    if utf16 is not None:
+        text, errors = decode_with(body, utf16)
+        return chosen(text, utf16, "utf16-shape", errors, 0.9)
     guess = _detect(body, det)
     if guess is not None:
         encoding, confidence = guess

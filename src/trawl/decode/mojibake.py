@@ -29,7 +29,7 @@ Clean text is cheap: ASCII text returns at once, and other text pays one regular
 for a lead character followed by a continuation character.
 """
 
-# ruff: noqa: RUF001, RUF002 -- the subject is look-alike characters; they are meant
+# ruff: noqa: RUF001, RUF002, RUF003 -- the subject is look-alike characters; they are meant
 from __future__ import annotations
 
 import math
@@ -65,6 +65,8 @@ class _CodePage:
     strong_leads: frozenset[str]  # lead characters that are strong evidence on their own
     latin: bool  # its mojibake is repaired span by span in mixed text
     scripts: tuple[tuple[int, int], ...]  # code point ranges a two-byte sequence may decode to
+    weak_singles: bool  # a lone two-byte letter beside lowercase counts without a strong lead
+    latin_beside_ascii: bool  # a lone sequence decoding to a Latin letter beside an ASCII letter
 
 
 def _table(codec: str) -> str:
@@ -87,7 +89,14 @@ _HEBREW_ARABIC = ((0x05D0, 0x05EA), (0x0620, 0x064A))
 
 
 def _code_page(
-    name: str, codec: str, strong: str, *, latin: bool, scripts: tuple[tuple[int, int], ...]
+    name: str,
+    codec: str,
+    strong: str,
+    *,
+    latin: bool,
+    scripts: tuple[tuple[int, int], ...],
+    weak_singles: bool = True,
+    latin_beside_ascii: bool = False,
 ) -> _CodePage:
     table = _table(codec)
     encode_map = {ord(ch): b for b, ch in enumerate(table) if b >= 0x80}
@@ -101,20 +110,46 @@ def _code_page(
         cont = cont[:-1] + "".join(chr(b) for b in range(0x80, 0xA0)) + "]"
     lead2, lead3, lead4 = _cls(table, 0xC2, 0xDF), _cls(table, 0xE0, 0xEF), _cls(table, 0xF0, 0xF4)
     run = re.compile(f"(?:{lead2}{cont}|{lead3}{cont}{{2}}|{lead4}{cont}{{3}})+")
-    return _CodePage(name, table, encode_map, run, frozenset(strong), latin, scripts)
+    return _CodePage(
+        name,
+        table,
+        encode_map,
+        run,
+        frozenset(strong),
+        latin,
+        scripts,
+        weak_singles,
+        latin_beside_ascii,
+    )
 
 
 _CODE_PAGES: tuple[_CodePage, ...] = (
-    _code_page(
-        "windows-1252", "cp1252", "ÃÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC + _HEBREW_ARABIC
-    ),
-    _code_page("windows-1250", "cp1250", "ĂÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC),
+    _code_page("windows-1252", "cp1252", "ÃÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC + _HEBREW_ARABIC),
+    _code_page("windows-1250", "cp1250", "ĂÂ", latin=True, scripts=_LATIN + _GREEK_CYRILLIC + _HEBREW_ARABIC),
     _code_page("iso-8859-2", "iso8859_2", "ĂÂ", latin=True, scripts=_LATIN),
-    _code_page("windows-1251", "cp1251", "", latin=False, scripts=((0x0400, 0x04FF),)),
-    _code_page("mac-roman", "mac_roman", "", latin=False, scripts=_LATIN + _GREEK_CYRILLIC),
+    # Russian text has Р/С before continuation letters (``Рёрих``): only runs of two or more
+    # Cyrillic letters, punctuation, or a Latin letter glued to ASCII letters (``rГ©gion``).
+    _code_page(
+        "windows-1251",
+        "cp1251",
+        "",
+        latin=True,
+        scripts=((0x0400, 0x04FF),),
+        weak_singles=False,
+        latin_beside_ascii=True,
+    ),
+    # Mac Roman leads include guillemets and dashes that clean text puts before capitals
+    # (German ``»Über«``): a lone sequence counts only after a symbol lead no word contains.
+    _code_page(
+        "mac-roman",
+        "mac_roman",
+        "√ƒ≈∆◊ÿŸ",
+        latin=True,
+        scripts=_LATIN + _GREEK_CYRILLIC + _HEBREW_ARABIC,
+        weak_singles=False,
+    ),
     _code_page("cp437", "cp437", "", latin=False, scripts=_LATIN + _GREEK_CYRILLIC),
 )
-
 
 
 def _lead_then_continuation(cp: _CodePage) -> str:
@@ -125,7 +160,7 @@ def _lead_then_continuation(cp: _CodePage) -> str:
 
 
 # The cheap pre-check: some code page's lead character followed by its continuation character.
-_PRECHECK = re.compile("|".join(_lead_then_continuation(cp) for cp in _CODE_PAGES))
+_PRECHECK = re.compile("|".join([_lead_then_continuation(cp) for cp in _CODE_PAGES] + ["Ã |Г "]))
 
 _BAD_CATEGORIES = frozenset({"Cc", "Cn", "Co", "Cs"})
 
@@ -214,8 +249,51 @@ def _lower_at(text: str, i: int) -> bool:
     return 0 <= i < len(text) and text[i].islower()
 
 
+def _ascii_letter_at(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and text[i].isascii() and text[i].isalpha()
+
+
+# ``à`` is C3 A0 in UTF-8: read as windows-1252 it is ``Ã`` + no-break space, and the no-break
+# space is often lost or made a plain space on the way (``voilÃ le travail``); in windows-1251
+# the lead reads ``Г``. Only an ``Ã`` ending a lowercase ASCII word, or a lone ``Г`` between
+# ASCII words, is taken for it.
+_LOST_NBSP = {
+    "windows-1252": re.compile(
+        r"(?<=[a-z])Ã(?: (?= )|(?= ))"  # voilÃ le, voilÃ  le
+        r"|(?<![^\s'’])Ã(?: (?=s(?:[\s.,;:!?]|$))|(?= [a-zà-ÿ]))"  # Ã perturber, Ã nos, Ã s (às)
+        r"|(?<=[a-z])Â (?=[^\sa-z])"  # namedÂ â€ž: Â + no-break space, the space made plain
+    ),
+    "windows-1251": re.compile(r"(?<=[a-z] )Г(?: (?= )|(?= [a-z]))"),
+}
+
+_NBSP_FIX = {"Ã": "à", "Г": "à", "Â": "\xa0"}
+
+
+def _lost_nbsp_spans(text: str, cp: _CodePage) -> list[_Span]:
+    pattern = _LOST_NBSP.get(cp.name)
+    spans = (
+        []
+        if pattern is None
+        else [_Span(m.start(), m.end(), _NBSP_FIX[m.group()[0]], 1.0, False) for m in pattern.finditer(text)]
+    )
+    if "\ufffd" in text:
+        # A multi-byte sequence whose last byte was lost and replaced (``â€\ufffd``): the
+        # character is gone; what is left of its sequence becomes one replacement character.
+        spans.extend(
+            _Span(m.start(), m.end(), "\ufffd", 1.0, True) for m in _truncated(cp.decode_table).finditer(text)
+        )
+    return spans
+
+
+@lru_cache(maxsize=16)
+def _truncated(t: str) -> re.Pattern[str]:
+    cont = _cls(t, 0x80, 0xBF)
+    return re.compile(f"(?:{_cls(t, 0xE0, 0xEF)}{cont}|{_cls(t, 0xF0, 0xF4)}{cont}{{1,2}})\ufffd")
+
+
 def _spans(text: str, cp: _CodePage) -> list[_Span]:
     spans: list[_Span] = []
+    lost = _lost_nbsp_spans(text, cp)
     for m in cp.run.finditer(text):
         raw = m.group()
         data = _encode(raw, cp)
@@ -228,14 +306,26 @@ def _spans(text: str, cp: _CodePage) -> list[_Span]:
             or any(0x80 <= ord(ch) < 0xA0 for ch in raw)
         )
         strong = certain or (
-            any(ch in cp.strong_leads for ch in raw[::2]) and not _natural(text, m.start(), m.end())
+            any(ch in cp.strong_leads for ch in raw[::2])
+            and not _natural(text, m.start(), m.end())
+            # a symbol lead (Mac Roman's √ ƒ ≈) is evidence only inside a word: ``g√¢teaux``
+            and (cp.weak_singles or (m.start() > 0 and text[m.start() - 1].isalpha()))
         )
         credible_letters = _in_scripts(fixed, cp) and (
             len(fixed) >= 2
-            or (cp.latin and (_lower_at(text, m.start() - 1) or _lower_at(text, m.end())))
+            or (cp.latin and cp.weak_singles and (_lower_at(text, m.start() - 1) or _lower_at(text, m.end())))
         )
-        if (strong and (cp.latin or len(fixed) >= 2)) or credible_letters:
+        latin_glued = (
+            cp.latin_beside_ascii
+            and all(0xC0 <= ord(ch) <= 0x24F and ch.isalpha() for ch in fixed)
+            and (_ascii_letter_at(text, m.start() - 1) or _ascii_letter_at(text, m.end()))
+        )
+        if certain or (strong and (cp.latin or len(fixed) >= 2)) or credible_letters or latin_glued:
             spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed)), certain))
+    if lost:
+        taken = [(s.start, s.end) for s in spans]
+        spans.extend(s for s in lost if not any(a < s.end and s.start < b for a, b in taken))
+        spans.sort(key=lambda s: s.start)
     return spans
 
 
@@ -300,12 +390,30 @@ def _doubtful(text: str, spans: list[_Span]) -> bool:
     return not text[pos:].isascii()
 
 
+# C1 controls that windows-1252 defines as punctuation: text read as ISO-8859-1 (``\x84Handwerk
+# bringt dich überall hin\x93``). The five bytes windows-1252 leaves undefined are not evidence,
+# nor is U+0085 (NEL), which Unicode text uses as a line break.
+_DEFINED_C1 = re.compile("[\x80\x82-\x84\x86-\x8c\x8e\x91-\x9c\x9e\x9f]")
+
+
+def _latin1_reading(text: str, repair: bool) -> MojibakeReport:
+    count = len(_DEFINED_C1.findall(text))
+    score = _score(float(count))
+    detected = score >= MOJIBAKE_THRESHOLD
+    if not (detected and repair):
+        return MojibakeReport(score, detected, None, None)
+    return MojibakeReport(score, detected, _fix_c1(text), "windows-1252 read as iso-8859-1")
+
+
 def check_mojibake(text: str, *, repair: bool = True) -> MojibakeReport:
     """Score *text* for UTF-8 read through a single-byte code page; repair it when safe.
 
     ``check_mojibake("rÃ©sumÃ©").repaired == "résumé"``. Clean text gives score 0 and no repair.
+    Windows-1252 punctuation read as ISO-8859-1 (C1 controls) is reported and mended too.
     """
     evidence, cp, spans = _evidence(text)
+    if not evidence and not text.isascii() and _DEFINED_C1.search(text):
+        return _latin1_reading(text, repair)
     if evidence and _doubtful(text, spans):
         evidence /= 2
     score = _score(evidence)
@@ -329,4 +437,3 @@ def check_mojibake(text: str, *, repair: bool = True) -> MojibakeReport:
     if not chain:
         return MojibakeReport(score, detected, None, None)
     return MojibakeReport(score, detected, _fix_c1(current), ", then ".join(reversed(chain)))
-

@@ -134,8 +134,8 @@ def main() -> None:
     }
     # truncated gzip member: record 2 (index 3) cut in half, mid-file; and the last member cut
     parts = [gz(r) for r in g]
-    files["truncated-mid.warc.gz"] = b"".join([*parts[:3], parts[3][:len(parts[3]) // 2], *parts[4:]])
-    files["truncated-end.warc.gz"] = b"".join([*parts[:-1], parts[-1][:len(parts[-1]) // 2]])
+    files["truncated-mid.warc.gz"] = b"".join([*parts[:3], parts[3][: len(parts[3]) // 2], *parts[4:]])
+    files["truncated-end.warc.gz"] = b"".join([*parts[:-1], parts[-1][: len(parts[-1]) // 2]])
     # Content-Length that lies: record 4 (index 6) too short and too long
     short = [*g[:6], record(4, length=40), *g[7:]]
     long_ = [*g[:6], record(4, length=400), *g[7:]]
