@@ -14,13 +14,27 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from trawl import __version__
-from trawl.cli import decode_report, demo, detect_encoding, get, ingest, show
+from trawl.cli import (
+    decode_report,
+    demo,
+    detect_encoding,
+    get,
+    ingest,
+    show,
+)
 from trawl.errors import ConfigError, MissingDependency, TrawlError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Every command, in the order ``trawl --help`` lists them.
-COMMANDS: tuple[ModuleType, ...] = (ingest, get, show, detect_encoding, decode_report, demo)
+COMMANDS: tuple[ModuleType, ...] = (
+    ingest,
+    get,
+    show,
+    detect_encoding,
+    decode_report,
+    demo,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
