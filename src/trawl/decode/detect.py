@@ -43,6 +43,9 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = [
     "CChardetDetector",
     "ChardetDetector",
@@ -58,6 +61,8 @@ SAMPLE_BYTES = 4096
 #: Bytes of the sample's head on which all candidates are scored, and how many go on.
 PROBE_BYTES = 256
 SHORTLIST = 3
+#: A lead (natural log) of the best candidate on the head beyond which the rest is not scored.
+PROBE_MARGIN = 20.0
 #: Bytes of raw input looked at at most (head), so huge pages cost a bounded time.
 SCAN_BYTES = 1 << 18
 
@@ -177,6 +182,30 @@ class _Model:
             return _JUNK_P
         return _OTHER_P
 
+    def pair_cost(self, a: str, b: str) -> float:
+        """What character ``b`` adds to :meth:`score` right after character ``a``.
+
+        :meth:`score` is a sum of these over adjacent pairs (``a`` = space before the first), which
+        is what lets :class:`_ByteTable` score single-byte decodings from byte-pair counts.
+        """
+        cost = 0.0
+        if b in _CAPITAL_SET:
+            if a in _SMALL_SET:
+                cost += _INNER_CAPITAL_LOGP
+            elif a in _CAPITAL_SET:
+                cost += _CAPS_LOGP
+        prev = a.lower()[-1:] or " "
+        for c in b.lower():
+            lp = self._bi.get(prev + c)
+            if lp is None:
+                u = self._uni.get(c)
+                if u is None:
+                    u = self._uni[c] = self._logp(c, 0)
+                lp = u + self._ctx.get(prev, 0.0)
+            cost += lp
+            prev = c
+        return cost
+
     def score(self, text: str) -> float:
         """Log-likelihood of ``text`` (natural log), starting after a space."""
         uni = self._uni
@@ -198,6 +227,55 @@ class _Model:
             total += lp
             prev = c
         return total
+
+
+class _ByteTable:
+    """One single-byte candidate's :meth:`_Model.pair_cost` for every byte pair, filled on demand.
+
+    A single-byte decoding maps each byte to one character, so the score of the decoded text is
+    the sum over byte pairs of a fixed cost: one histogram of the sample's byte pairs, shared by
+    all twenty single-byte candidates, and a dot product each, instead of a Python loop over the
+    characters per candidate. Pairs not seen before are computed once and kept.
+    """
+
+    __slots__ = ("_chars", "_model", "_table")
+
+    def __init__(self, codec: str, model: _Model) -> None:
+        self._chars = [bytes([b]).decode(codec, "replace") for b in range(256)]
+        self._model = model
+        self._table = np.full(65536, np.nan)
+
+    def score(self, pairs: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> float:
+        values = self._table[pairs]
+        missing = np.isnan(values)
+        if missing.any():
+            chars, cost = self._chars, self._model.pair_cost
+            for pair in pairs[missing].tolist():
+                self._table[pair] = cost(chars[pair >> 8], chars[pair & 0xFF])
+            values = self._table[pairs]
+        return float(values @ counts)
+
+
+def _pair_histogram(sample: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct byte pairs of ``b" " + sample`` (as ``first * 256 + second``) and their counts."""
+    arr = np.frombuffer(b" " + sample, dtype=np.uint8).astype(np.int64)
+    counts = np.bincount(arr[:-1] * 256 + arr[1:], minlength=65536)
+    pairs = np.flatnonzero(counts)
+    return pairs, counts[pairs]
+
+
+@functools.cache
+def _byte_tables() -> dict[str, _ByteTable]:
+    models = _models()
+    return {
+        codec: _ByteTable(codec, models[group])
+        for _, codec, _, group, _ in _CANDIDATES
+        if codecs.lookup(codec).name not in _MULTIBYTE
+    }
+
+
+# Codecs whose characters take more than one byte: scored character by character.
+_MULTIBYTE = frozenset({"cp932", "euc_jp", "gb18030", "big5hkscs", "cp949", "johab"})
 
 
 @functools.cache
@@ -314,34 +392,48 @@ class ModelDetector:
         # scored on the whole sample. The head ends at a byte below 0x40, never a trail byte.
         cut = max(sample.rfind(b" ", 0, PROBE_BYTES), sample.rfind(b"\n", 0, PROBE_BYTES))
         probe = sample if len(sample) <= PROBE_BYTES or cut < PROBE_BYTES // 2 else sample[: cut + 1]
+        tables = _byte_tables()
+
+        def score_of(data: bytes, codec: str, group: str, histogram: _Histogram) -> float:
+            table = tables.get(codec)
+            if table is None:
+                text = data.decode(codec, "replace")
+                bad = text.count("\ufffd")
+                if bad >= 3 and bad * 20 >= len(text):
+                    # Not this multi-byte encoding: each invalid sequence costs more than a whole
+                    # page of valid text could win back; skip the character-by-character scoring.
+                    return -_IMPOSSIBLE * bad
+                return models[group].score(text)
+            if histogram.value is None:
+                histogram.value = _pair_histogram(data)
+            return table.score(*histogram.value)
+
         candidates = _CANDIDATES
         if probe is not sample:
+            probe_pairs = _Histogram()
             first = sorted(
-                (
-                    (models[c[3]].score(probe.decode(c[1], "replace")) + c[4], i)
-                    for i, c in enumerate(_CANDIDATES)
-                ),
+                ((score_of(probe, c[1], c[3], probe_pairs) + c[4], i) for i, c in enumerate(_CANDIDATES)),
                 reverse=True,
             )
+            if first[0][0] - first[1][0] > PROBE_MARGIN:
+                # The head alone is decisive: scoring the rest cannot change the winner.
+                name, _, strict, _, _ = _CANDIDATES[first[0][1]]
+                if strict is not None:
+                    name = self._strict(data, name, strict)
+                return _detection([(first[0][0], name)] + [(sc, _CANDIDATES[i][0]) for sc, i in first[1:5]])
             candidates = tuple(_CANDIDATES[i] for _, i in first[:SHORTLIST])
+        sample_pairs = _Histogram()
         scored: dict[str, tuple[float, str]] = {}  # decoded text → (log-score, encoding)
         for name, codec, strict, group, prior in candidates:
             text = sample.decode(codec, "replace")
-            score = models[group].score(text) + prior
+            score = score_of(sample, codec, group, sample_pairs) + prior
             best = scored.get(text)
             if best is None:
                 scored[text] = (score, name if strict is None else self._strict(data, name, strict))
             else:  # same characters: one hypothesis, with the likelier reading's name
                 total = _logaddexp(best[0], score)
                 scored[text] = (total, best[1] if best[0] >= score else name)
-        ranked = sorted(scored.values(), reverse=True)
-        # Model log-likelihoods are overconfident (the characters are not independent draws);
-        # halving them gives confidences that track accuracy on the benchmark.
-        top = ranked[0][0]
-        weights = [math.exp((s - top) / 2.0) for s, _ in ranked]
-        norm = sum(weights)
-        probs = [(enc, w / norm) for (_, enc), w in zip(ranked, weights, strict=True)]
-        return Detection(probs[0][0], round(probs[0][1], 4), tuple((e, round(p, 4)) for e, p in probs[1:5]))
+        return _detection(sorted(scored.values(), reverse=True))
 
     @staticmethod
     def _strict(data: bytes, name: str, strict: str) -> str:
@@ -353,6 +445,26 @@ class ModelDetector:
         except UnicodeDecodeError:
             return _SUPERSET[name]
         return name
+
+
+def _detection(ranked: list[tuple[float, str]]) -> Detection:
+    """(log-score, encoding) hypotheses, best first, as a detection with confidences."""
+    # Model log-likelihoods are overconfident (the characters are not independent draws);
+    # halving them gives confidences that track accuracy on the benchmark.
+    top = ranked[0][0]
+    weights = [math.exp((s - top) / 2.0) for s, _ in ranked]
+    norm = sum(weights)
+    probs = [(enc, w / norm) for (_, enc), w in zip(ranked, weights, strict=True)]
+    return Detection(probs[0][0], round(probs[0][1], 4), tuple((e, round(p, 4)) for e, p in probs[1:5]))
+
+
+class _Histogram:
+    """A byte-pair histogram computed at most once per sample, when a single-byte candidate needs it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
 
 
 def _logaddexp(a: float, b: float) -> float:
@@ -368,6 +480,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 
+_IMPOSSIBLE = 1e6  # the cost of an invalid multi-byte sequence when a candidate is ruled out
 _JUNK_P = 1e-10  # undefined byte, C1 control, private use: nearly impossible in real text
 _OTHER_P = 0.05 / 65536
 _TYPO = frozenset(
@@ -388,6 +501,8 @@ _SMALL = re.escape("".join(c for c in map(chr, range(0x2000)) if c.islower()))
 _CAPITAL = re.escape("".join(c for c in map(chr, range(0x2000)) if c.isupper()))
 _INNER_CAPITAL = re.compile(f"[{_SMALL}][{_CAPITAL}]")
 _CAPS = re.compile(f"(?<=[{_CAPITAL}])[{_CAPITAL}]")
+_SMALL_SET = frozenset(c for c in map(chr, range(0x2000)) if c.islower())
+_CAPITAL_SET = frozenset(c for c in map(chr, range(0x2000)) if c.isupper())
 
 
 @functools.cache
