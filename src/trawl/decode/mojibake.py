@@ -160,7 +160,24 @@ def _lead_then_continuation(cp: _CodePage) -> str:
 
 
 # The cheap pre-check: some code page's lead character followed by its continuation character.
-_PRECHECK = re.compile("|".join([_lead_then_continuation(cp) for cp in _CODE_PAGES] + ["Ã |Г "]))
+# One pattern per code page: a pattern that starts with one character class is scanned for fast
+# by the regex engine, an alternation of six is tried position by position (3x slower).
+_PRECHECKS = tuple((cp, re.compile(_lead_then_continuation(cp))) for cp in _CODE_PAGES)
+# Strings that start a lost-no-break-space span (see _LOST_NBSP) in a code page's mojibake.
+_LITERAL_TRIGGERS = {"windows-1252": ("Ã ", "Â "), "windows-1251": ("Г ",)}
+
+
+def _suspects(text: str) -> list[_CodePage]:
+    """The code pages whose mojibake could be in ``text``: the cheap pre-check."""
+    replacement = "\ufffd" in text
+    return [
+        cp
+        for cp, pattern in _PRECHECKS
+        if replacement
+        or pattern.search(text) is not None
+        or any(t in text for t in _LITERAL_TRIGGERS.get(cp.name, ()))
+    ]
+
 
 _BAD_CATEGORIES = frozenset({"Cc", "Cn", "Co", "Cs"})
 
@@ -331,9 +348,9 @@ def _spans(text: str, cp: _CodePage) -> list[_Span]:
 
 def _evidence(text: str) -> tuple[float, _CodePage | None, list[_Span]]:
     best: tuple[float, _CodePage | None, list[_Span]] = (0.0, None, [])
-    if text.isascii() or _PRECHECK.search(text) is None:
+    if text.isascii():
         return best
-    for cp in _CODE_PAGES:
+    for cp in _suspects(text):
         spans = _spans(text, cp)
         weight = sum(s.weight for s in spans)
         if weight > best[0]:

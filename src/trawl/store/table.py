@@ -1,38 +1,88 @@
 """A BigTable-style versioned table on embedded RocksDB (via rocksdict).
 
 The model is BigTable's: a row key (the SURT URL, so a host's pages are adjacent and compress
-together), column families with arbitrary qualifiers (``fetch:pointer``, ``text:title``, later
-``anchor:<linking page>``), and every cell versioned by a timestamp. One row's mutations are
-written in one atomic RocksDB write batch; RocksDB's write-ahead log is the commit log, replayed
-on open after a crash.
+together), column families with arbitrary qualifiers (``fetch:capture``, ``text:title``,
+``anchor:<linking page>``), and every cell versioned by a timestamp (microseconds). Each family
+has a :class:`FamilyPolicy`: how many versions to keep, how old a version may get, and how its
+values are encoded. One row's mutations are written in one atomic RocksDB write batch; RocksDB's
+write-ahead log is the commit log, replayed on open after a crash (a mutation is acknowledged
+when :meth:`Table.mutate_row` returns: it has reached the log in the OS, so it survives the
+process being killed; ``sync=True`` also survives the machine losing power).
 
 Physical layout (one RocksDB key space, ordered bytewise)::
 
-    r <row> \\0 <family> \\0 <qualifier> \\0 <~timestamp: 8 bytes big-endian>  ->  JSON value
+    r <row> \\0 <family> \\0 <qualifier> \\0 <~timestamp: 8 bytes big-endian>  ->  value
     i <index name> \\0 <index key>                                          ->  row key
+    p <index name> \\0 <term> \\0 <row>                                      ->  ""  (postings)
+    e <index name> \\0 <key>                                                ->  JSON entry
+    m <name>                                                                ->  table metadata
 
 Inverting the timestamp makes the newest version of a cell sort first, so "latest" and "as of T"
-are one forward seek. Secondary indexes (URL hash, DOCNO) map to row keys.
+are one forward seek. Secondary indexes (URL hash, DOCNO) map to row keys; postings map a term
+(a word of anchor text) to every row it belongs to.
+
+Values: JSON (orjson) by default; ``bytes`` values are stored as they are behind a one-byte tag;
+a family whose codec is ``zstd`` or ``zstd-dict`` compresses each value on its own (the latter
+with a dictionary trained on the family's values, :meth:`Table.train_dictionary`). Independently,
+RocksDB compresses its data blocks with zstd, so neighbouring rows (one host's pages, in SURT
+order) are compressed together: "zstd blocks". ``bench/store.py`` measures the three on real
+HTML and the collection picks per family from those figures.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Mapping
+import threading
+import time
+from collections.abc import Collection as Container
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from trawl.errors import StoreError
+from trawl.errors import MissingDependency, StoreError
 
-__all__ = ["Table"]
+__all__ = ["CODECS", "FamilyPolicy", "Table", "decode_value", "encode_value"]
 
 _MAX_TS = (1 << 64) - 1
 _SEP = b"\x00"
+#: value tags; JSON never starts with these bytes, so untagged values (older tables) read as JSON
+_TAG_BYTES = b"\x00"
+_TAG_ZSTD = b"\x01"
+_TAG_ZSTD_DICT = b"\x02"
+#: per-family value codecs
+CODECS = ("json", "zstd", "zstd-dict")
+_BLOCK_SIZE = 32 << 10  # uncompressed bytes per RocksDB data block: pages of one host share blocks
+_LOCKS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyPolicy:
+    """How one column family keeps its cells.
+
+    ``versions``: the newest N versions of each cell are kept. ``max_age_us``: versions older
+    than this (relative to the newest write) are dropped too, but the newest version of a cell is
+    always kept, so a page never loses its last capture. ``codec``: ``json`` (values are JSON or
+    bytes, compressed only by RocksDB's zstd blocks), ``zstd`` (each value compressed on its own)
+    or ``zstd-dict`` (each value compressed with the family's trained dictionary).
+    """
+
+    versions: int = 1
+    max_age_us: int | None = None
+    codec: str = "json"
+
+    def __post_init__(self) -> None:
+        if self.versions < 1:
+            raise StoreError(f"a family must keep at least one version, not {self.versions}")
+        if self.codec not in CODECS:
+            raise StoreError(f"unknown codec {self.codec!r}; choose one of {', '.join(CODECS)}")
 
 
 def _ts_bytes(ts: int) -> bytes:
+    if not 0 <= ts <= _MAX_TS:
+        raise StoreError(f"timestamp {ts} is outside 0..2**64-1 microseconds")
     return struct.pack(">Q", _MAX_TS - ts)
 
 
@@ -47,35 +97,148 @@ def _enc(part: str) -> bytes:
     return data
 
 
-def _prefix_end(prefix: bytes) -> bytes:
-    """The smallest key greater than every key starting with ``prefix``."""
-    return prefix + b"\xff" * 9
+def _dec(part: bytes) -> str:
+    return part.decode("utf-8", "surrogatepass")
+
+
+def _zstd() -> Any:
+    try:
+        import zstandard  # noqa: PLC0415 - optional: only the zstd codecs need it
+    except ImportError as exc:
+        raise MissingDependency("zstandard", "zstd", "the zstd value codecs of the table") from exc
+    return zstandard
+
+
+def encode_value(value: Any) -> bytes:
+    """A cell value as stored with the ``json`` codec: bytes behind a tag, anything else as JSON."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _TAG_BYTES + bytes(value)
+    return orjson.dumps(value)
+
+
+def decode_value(raw: bytes) -> Any:
+    """The inverse of :func:`encode_value` (zstd-tagged values need :meth:`Table` and its dictionaries)."""
+    if raw[:1] == _TAG_BYTES:
+        return raw[1:]
+    return orjson.loads(raw)
 
 
 class Table:
     """A versioned, column-family table in one RocksDB directory.
 
-    ``versions`` maps a family to how many versions of each cell to keep (older ones are deleted
-    when a newer one is written); families not listed keep 1.
+    ``versions`` maps a family to how many versions of each cell to keep; ``policies`` gives
+    families a full :class:`FamilyPolicy` (it wins over ``versions``); families in neither keep 1
+    JSON version. ``read_only`` opens the directory without taking the writer's lock, so
+    another process can serve reads of a table (a tablet) that a writer holds.
     """
 
-    def __init__(self, path: Path, *, versions: Mapping[str, int] | None = None, create: bool = True) -> None:
-        from rocksdict import Options, Rdict  # noqa: PLC0415 - heavy native module, loaded on use
+    def __init__(
+        self,
+        path: Path,
+        *,
+        versions: Mapping[str, int] | None = None,
+        policies: Mapping[str, FamilyPolicy] | None = None,
+        create: bool = True,
+        read_only: bool = False,
+        sync: bool = False,
+    ) -> None:
+        from rocksdict import (  # noqa: PLC0415 - heavy native module, loaded on use
+            AccessType,
+            BlockBasedOptions,
+            DBCompressionType,
+            Options,
+            Rdict,
+            WriteOptions,
+        )
 
         self.path = Path(path)
         self.versions = dict(versions or {})
+        self.policies: dict[str, FamilyPolicy] = {f: FamilyPolicy(versions=n) for f, n in self.versions.items()}
+        self.policies.update(policies or {})
+        self.read_only = read_only
         options = Options(raw_mode=True)
-        options.create_if_missing(create)
+        options.create_if_missing(create and not read_only)
+        # zstd on data blocks: a host's pages sit next to each other in SURT order and share blocks
+        options.set_compression_type(DBCompressionType.zstd())
+        block = BlockBasedOptions()
+        block.set_block_size(_BLOCK_SIZE)
+        options.set_block_based_table_factory(block)
         try:
-            self._db = Rdict(str(self.path), options)
+            if read_only:
+                self._db = Rdict(str(self.path), options, access_type=AccessType.read_only())
+            else:
+                self._db = Rdict(str(self.path), options)
         except Exception as exc:  # rocksdict raises plain Exception subclasses
             raise StoreError(f"cannot open the table at {str(self.path)!r}: {exc}") from exc
+        self._write_options = WriteOptions()
+        self._write_options.sync = sync
         self._closed = False
+        self._locks = [threading.Lock() for _ in range(_LOCKS)]
+        self._compressors: dict[str, Any] = {}
+        self._decompressors: dict[int, Any] = {}
 
-    def _scan(self, prefix: bytes) -> Iterator[tuple[bytes, Any]]:
+    def policy(self, family: str) -> FamilyPolicy:
+        return self.policies.get(family) or FamilyPolicy()
+
+    # -- values --------------------------------------------------------------------------------
+
+    def _dictionary(self, family: str) -> Any:
+        raw = self._db.get(b"mdict\x00" + _enc(family))
+        if raw is None:
+            return None
+        return _zstd().ZstdCompressionDict(bytes(raw))
+
+    def _encode(self, family: str, value: Any) -> bytes:
+        codec = self.policy(family).codec
+        plain = encode_value(value)
+        if codec == "json":
+            return plain
+        compressor = self._compressors.get(family)
+        if compressor is None:
+            zstd = _zstd()
+            dictionary = self._dictionary(family) if codec == "zstd-dict" else None
+            compressor = zstd.ZstdCompressor(level=6, dict_data=dictionary, write_content_size=True)
+            self._compressors[family] = compressor
+        tag = _TAG_ZSTD_DICT if codec == "zstd-dict" else _TAG_ZSTD
+        return tag + compressor.compress(plain)
+
+    def _decode(self, family: str, raw: bytes) -> Any:
+        tag = raw[:1]
+        if tag in (_TAG_ZSTD, _TAG_ZSTD_DICT):
+            zstd = _zstd()
+            key = 0 if tag == _TAG_ZSTD else zstd.get_frame_parameters(raw[1:]).dict_id
+            decompressor = self._decompressors.get(key)
+            if decompressor is None:
+                dictionary = self._dictionary(family) if key else None
+                if key and (dictionary is None or dictionary.dict_id() != key):
+                    raise StoreError(f"family {family!r}: the dictionary {key} of a stored value is missing")
+                decompressor = zstd.ZstdDecompressor(dict_data=dictionary)
+                self._decompressors[key] = decompressor
+            raw = decompressor.decompress(raw[1:])
+        return decode_value(raw)
+
+    def train_dictionary(self, family: str, samples: Sequence[bytes], size: int = 112 << 10) -> int:
+        """Train and store a zstd dictionary for ``family`` (codec ``zstd-dict``); returns its id.
+
+        Values written before keep decoding: each zstd frame names its dictionary id, and a
+        retrained dictionary replaces the stored one only for new writes (old frames then fail
+        with a clear error, so train once, early, on a representative sample).
+        """
+        zstd = _zstd()
+        try:
+            dictionary = zstd.train_dictionary(size, list(samples))
+        except zstd.ZstdError as exc:
+            raise StoreError(f"cannot train a dictionary for {family!r} on {len(samples)} samples: {exc}") from exc
+        self._db.put(b"mdict\x00" + _enc(family), dictionary.as_bytes(), self._write_options)
+        self._compressors.pop(family, None)
+        return int(dictionary.dict_id())
+
+    # -- scanning helpers ----------------------------------------------------------------------
+
+    def _scan(self, prefix: bytes, start: bytes | None = None) -> Iterator[tuple[bytes, Any]]:
         """(key, iterator) for every key starting with ``prefix``; read values with ``it.value()``."""
         it = self._db.iter()
-        it.seek(prefix)
+        it.seek(start if start is not None else prefix)
         while it.valid():
             key: bytes = it.key()
             if not key.startswith(prefix):
@@ -83,68 +246,165 @@ class Table:
             yield key, it
             it.next()
 
-    # -- writing -----------------------------------------------------------------------------
+    def _lock(self, row: str) -> threading.Lock:
+        return self._locks[hash(row) % _LOCKS]
 
-    def put_row(self, row: str, cells: Mapping[str, Mapping[str, Any]], ts: int) -> None:
-        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically.
+    # -- writing -------------------------------------------------------------------------------
 
-        Versions beyond each family's policy are deleted in the same batch, found by one scan
-        over the row (a new row costs one seek).
+    def mutate_row(
+        self,
+        row: str,
+        ts: int,
+        *,
+        put: Mapping[str, Mapping[str, Any]] | None = None,
+        delete: Iterable[tuple[str, str | None]] = (),
+        postings: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """Apply one row's mutations atomically: all of them reach the table, or none does.
+
+        ``put``: ``{family: {qualifier: value}}`` written at ``ts``. ``delete``: ``(family,
+        qualifier)`` removes every version of that cell, ``(family, None)`` the whole family.
+        ``postings``: ``{index: terms}`` adds this row to each term's posting list. Versions
+        beyond each family's policy are deleted in the same batch, found by one scan over the
+        row (a new row costs one seek).
         """
         from rocksdict import WriteBatch  # noqa: PLC0415
 
+        if self.read_only:
+            raise StoreError(f"the table at {str(self.path)!r} is open read-only")
         batch = WriteBatch(raw_mode=True)
         rkey = b"r" + _enc(row) + _SEP
         tsb = _ts_bytes(ts)
-        keep: dict[bytes, int] = {}
-        for family, columns in cells.items():
+        keep: dict[bytes, FamilyPolicy] = {}
+        gone_cells: set[bytes] = set()
+        gone_families: set[bytes] = set()
+        for family, qualifier in delete:
             fkey = rkey + _enc(family) + _SEP
-            limit = self.versions.get(family, 1)
+            if qualifier is None:
+                gone_families.add(fkey)
+            else:
+                gone_cells.add(fkey + _enc(qualifier) + _SEP)
+        for family, columns in (put or {}).items():
+            fkey = rkey + _enc(family) + _SEP
+            policy = self.policy(family)
             for qualifier, value in columns.items():
                 cell = fkey + _enc(qualifier) + _SEP
-                batch.put(cell + tsb, orjson.dumps(value))
-                keep[cell] = limit
-        existing: dict[bytes, list[bytes]] = {}
-        for key, _ in self._scan(rkey):
-            cell = key[:-8]
-            if cell in keep and key[-8:] != tsb:
-                existing.setdefault(cell, []).append(key[-8:])
-        for cell, stamps in existing.items():
-            # inverted timestamps: ascending bytes = newest first; keep the newest `limit`
-            ordered = sorted([*stamps, tsb])
-            for old in ordered[keep[cell] :]:
-                batch.delete(cell + old)  # may be the version just put, if it is the oldest
-        self._db.write(batch)
+                batch.put(cell + tsb, self._encode(family, value))
+                keep[cell] = policy
+        for index, terms in (postings or {}).items():
+            ikey = b"p" + _enc(index) + _SEP
+            for term in terms:
+                batch.put(ikey + _enc(term) + _SEP + _enc(row), b"")
+        with self._lock(row):
+            existing: dict[bytes, list[bytes]] = {}
+            if keep or gone_cells or gone_families:
+                for key, _ in self._scan(rkey):
+                    cell = key[:-8]
+                    if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
+                        if cell not in keep or key[-8:] != tsb:
+                            batch.delete(key)
+                        continue
+                    if cell in keep and key[-8:] != tsb:
+                        existing.setdefault(cell, []).append(key[-8:])
+            for cell, stamps in existing.items():
+                policy = keep[cell]
+                # inverted timestamps: ascending bytes = newest first; keep the newest `versions`
+                ordered = sorted([*stamps, tsb])
+                drop = set(ordered[policy.versions :])  # may be the version just put, if it is the oldest
+                if policy.max_age_us is not None:
+                    newest = _ts_from(ordered[0])
+                    drop.update(s for s in ordered[1:] if _ts_from(s) < newest - policy.max_age_us)
+                for old in drop:
+                    batch.delete(cell + old)
+            self._db.write(batch, self._write_options)
+
+    def put_row(
+        self,
+        row: str,
+        cells: Mapping[str, Mapping[str, Any]],
+        ts: int,
+        *,
+        postings: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically."""
+        self.mutate_row(row, ts, put=cells, postings=postings)
+
+    def delete_row(self, row: str) -> None:
+        """Remove every cell of ``row`` (index entries pointing at it are left to their owners)."""
+        from rocksdict import WriteBatch  # noqa: PLC0415
+
+        batch = WriteBatch(raw_mode=True)
+        with self._lock(row):
+            for key, _ in self._scan(b"r" + _enc(row) + _SEP):
+                batch.delete(key)
+            self._db.write(batch, self._write_options)
 
     def put_index(self, index: str, key: str, row: str) -> None:
-        self._db[b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass")] = _enc(row)
+        self._db.put(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"), _enc(row), self._write_options)
 
     def lookup(self, index: str, key: str) -> str | None:
         raw = self._db.get(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"))
-        return None if raw is None else bytes(raw).decode("utf-8", "surrogatepass")
+        return None if raw is None else _dec(bytes(raw))
 
-    # -- reading -----------------------------------------------------------------------------
+    def put_entry(self, index: str, key: str, value: Any) -> None:
+        """Store a JSON ``value`` under ``(index, key)``: small lookup records beside the rows."""
+        self._db.put(b"e" + _enc(index) + _SEP + _enc(key), orjson.dumps(value), self._write_options)
 
-    def get_row(self, row: str, *, as_of: int | None = None) -> dict[str, dict[str, Any]]:
-        """The newest version (at or before ``as_of``) of every cell of ``row``; {} if absent."""
+    def get_entry(self, index: str, key: str) -> Any:
+        raw = self._db.get(b"e" + _enc(index) + _SEP + _enc(key))
+        return None if raw is None else orjson.loads(bytes(raw))
+
+    def postings(self, index: str, term: str) -> list[str]:
+        """Every row added under ``term`` of ``index``, in row order."""
+        prefix = b"p" + _enc(index) + _SEP + _enc(term) + _SEP
+        return [_dec(key[len(prefix) :]) for key, _ in self._scan(prefix)]
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _cells(
+        self,
+        items: Iterable[tuple[bytes, Any]],
+        skip: int,
+        as_of: int | None,
+        families: Container[str] | None,
+    ) -> dict[str, dict[str, Any]]:
         out: dict[str, dict[str, Any]] = {}
-        rkey = b"r" + _enc(row) + _SEP
-        for key, it in self._scan(rkey):
-            rest = key[len(rkey) :]
+        for key, it in items:
+            rest = key[skip:]
             family_b, _, qualifier_b = rest[:-9].partition(_SEP)  # drop "\0" + 8 timestamp bytes
-            ts = _ts_from(rest[-8:])
-            family = family_b.decode("utf-8", "surrogatepass")
-            qualifier = qualifier_b.decode("utf-8", "surrogatepass")
+            family = _dec(family_b)
+            if families is not None and family not in families:
+                continue
+            qualifier = _dec(qualifier_b)
             columns = out.setdefault(family, {})
-            if qualifier not in columns and (as_of is None or ts <= as_of):
-                columns[qualifier] = orjson.loads(it.value())
+            if qualifier not in columns and (as_of is None or _ts_from(rest[-8:]) <= as_of):
+                columns[qualifier] = self._decode(family, bytes(it.value()))
         return {f: c for f, c in out.items() if c}
+
+    def get_row(
+        self, row: str, *, as_of: int | None = None, families: Container[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """The newest version (at or before ``as_of``) of every cell of ``row``; {} if absent."""
+        rkey = b"r" + _enc(row) + _SEP
+        if families is not None and len(families) == 1:
+            (family,) = families  # one family: seek straight to it
+            fkey = rkey + _enc(str(family)) + _SEP
+            return self._cells(self._scan(fkey), len(rkey), as_of, families)
+        return self._cells(self._scan(rkey), len(rkey), as_of, families)
+
+    def get_cell(self, row: str, family: str, qualifier: str, *, as_of: int | None = None) -> Any:
+        """The newest value of one cell at or before ``as_of``, or None."""
+        cell = b"r" + _enc(row) + _SEP + _enc(family) + _SEP + _enc(qualifier) + _SEP
+        start = cell + _ts_bytes(as_of) if as_of is not None else None
+        for _, it in self._scan(cell, start):
+            return self._decode(family, bytes(it.value()))
+        return None
 
     def versions_of(self, row: str, family: str, qualifier: str) -> list[tuple[int, Any]]:
         """Every stored version of one cell, newest first, as (timestamp, value)."""
         cell = b"r" + _enc(row) + _SEP + _enc(family) + _SEP + _enc(qualifier) + _SEP
         # qualifiers hold no NUL, so every key under `cell` is cell + 8 timestamp bytes
-        return [(_ts_from(key[-8:]), orjson.loads(it.value())) for key, it in self._scan(cell)]
+        return [(_ts_from(key[-8:]), self._decode(family, bytes(it.value()))) for key, it in self._scan(cell)]
 
     def rows(self, prefix: str = "") -> Iterator[str]:
         """Row keys in order, optionally only those starting with ``prefix`` (a host's SURT)."""
@@ -159,18 +419,102 @@ class Table:
             row = key[1 : key.index(_SEP, 1)]
             if row != last:
                 last = row
-                yield row.decode("utf-8", "surrogatepass")
+                yield _dec(row)
                 it.seek(b"r" + row + _SEP + b"\xff")
                 continue
             it.next()
 
+    def scan(
+        self,
+        start: str = "",
+        end: str | None = None,
+        *,
+        prefix: str = "",
+        as_of: int | None = None,
+        families: Container[str] | None = None,
+    ) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+        """``(row, cells)`` for rows in ``[start, end)`` that start with ``prefix``, in row order.
+
+        One pass over the keys (no seek per row); ``as_of`` and ``families`` as in :meth:`get_row`.
+        Rows with no cell visible at ``as_of`` are skipped.
+        """
+        lo = b"r" + max(start, prefix).encode("utf-8", "surrogatepass")
+        pre = b"r" + prefix.encode("utf-8", "surrogatepass")
+        hi = None if end is None else b"r" + end.encode("utf-8", "surrogatepass") + _SEP
+        row_keys: list[tuple[bytes, Any]] = []
+        current: bytes | None = None
+
+        class _Val:  # holds one value read ahead, so rows can be grouped in one pass
+            __slots__ = ("v",)
+
+            def __init__(self, v: bytes) -> None:
+                self.v = v
+
+            def value(self) -> bytes:
+                return self.v
+
+        for key, it in self._scan(pre, lo):
+            if hi is not None and key >= hi:
+                break
+            row = key[: key.index(_SEP, 1) + 1]
+            if row != current:
+                if current is not None:
+                    cells = self._cells(row_keys, len(current), as_of, families)
+                    if cells:
+                        yield _dec(current[1:-1]), cells
+                current, row_keys = row, []
+            row_keys.append((key, _Val(bytes(it.value()))))
+        if current is not None:
+            cells = self._cells(row_keys, len(current), as_of, families)
+            if cells:
+                yield _dec(current[1:-1]), cells
+
     def __contains__(self, row: str) -> bool:
         return next(self._scan(b"r" + _enc(row) + _SEP), None) is not None
 
-    # -- lifecycle ---------------------------------------------------------------------------
+    # -- maintenance -----------------------------------------------------------------------------
+
+    def collect_garbage(self, now_us: int | None = None) -> int:
+        """Apply every family's age policy to the whole table; returns how many versions went.
+
+        Writes apply the policy to the cells they touch; this sweeps cells nobody rewrote. The
+        newest version of a cell is always kept.
+        """
+        from rocksdict import WriteBatch  # noqa: PLC0415
+
+        now = now_us if now_us is not None else time.time_ns() // 1000
+        batch = WriteBatch(raw_mode=True)
+        dropped = 0
+        last_cell = b""
+        for key, _ in self._scan(b"r"):
+            cell = key[:-8]
+            if cell == last_cell:
+                family = _dec(cell[cell.index(_SEP) + 1 :].split(_SEP, 1)[0])
+                policy = self.policy(family)
+                if policy.max_age_us is not None and _ts_from(key[-8:]) < now - policy.max_age_us:
+                    batch.delete(key)
+                    dropped += 1
+            last_cell = cell
+        if dropped:
+            self._db.write(batch, self._write_options)
+        return dropped
+
+    def approximate_bytes(self) -> int:
+        """On-disk data plus memtables, as RocksDB estimates them (what a tablet splits on)."""
+        live = self._db.property_int_value("rocksdb.estimate-live-data-size") or 0
+        mem = self._db.property_int_value("rocksdb.cur-size-all-mem-tables") or 0
+        return int(live) + int(mem)
+
+    def compact(self) -> None:
+        """Flush the memtable and compact everything (tests and benchmarks measure on-disk size)."""
+        self._db.flush()
+        self._db.compact_range(None, None)
+
+    # -- lifecycle -----------------------------------------------------------------------------
 
     def flush(self) -> None:
-        self._db.flush()
+        if not self.read_only:
+            self._db.flush()
 
     def close(self) -> None:
         if not self._closed:
