@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import itertools
 import sys
 import time
 from collections import Counter
@@ -133,15 +134,48 @@ def is_right(case: Case, guess: str | None) -> bool:
         return False
 
 
-def evaluate(detector: EncodingDetector, cases: list[Case]) -> tuple[float, list[tuple[Case, str | None]]]:
-    """Accuracy of ``detector`` on ``cases`` and the failures (case, guess)."""
+def evaluate(
+    detector: EncodingDetector, cases: list[Case], calibration: list[tuple[float, bool]] | None = None
+) -> tuple[float, list[tuple[Case, str | None]]]:
+    """Accuracy of ``detector`` on ``cases`` and the failures (case, guess).
+
+    Each (confidence, right) pair is appended to ``calibration`` when one is given.
+    """
     wrong = []
     for case in cases:
         found = detector.detect(case.data)
         guess = found.encoding if found else None
-        if not is_right(case, guess):
+        right = is_right(case, guess)
+        if not right:
             wrong.append((case, guess))
+        if calibration is not None:
+            calibration.append((found.confidence if found else 0.0, right))
     return 1.0 - len(wrong) / len(cases), wrong
+
+
+CALIBRATION_BINS = (0.0, 0.5, 0.8, 0.95, 0.99, 1.0000001)
+
+
+def calibration_error(pairs: list[tuple[float, bool]]) -> float:
+    """Expected calibration error over ten equal-width confidence bins (0 = perfectly calibrated)."""
+    bins: dict[int, list[tuple[float, bool]]] = {}
+    for conf, right in pairs:
+        bins.setdefault(min(int(conf * 10), 9), []).append((conf, right))
+    return sum(
+        abs(sum(c for c, _ in b) / len(b) - sum(r for _, r in b) / len(b)) * len(b) for b in bins.values()
+    ) / max(1, len(pairs))
+
+
+def reliability(pairs: list[tuple[float, bool]]) -> list[str]:
+    """A reliability table: for each confidence band, how many guesses and how many were right."""
+    lines = ["| confidence | guesses | mean confidence | right |", "|---|---:|---:|---:|"]
+    for lo, hi in itertools.pairwise(CALIBRATION_BINS):
+        band = [(c, r) for c, r in pairs if lo <= c < hi]
+        if band:
+            mean = sum(c for c, _ in band) / len(band)
+            right = sum(r for _, r in band) / len(band)
+            lines.append(f"| {lo:.2f}-{min(hi, 1.0):.2f} | {len(band)} | {mean:.3f} | {right * 100:.1f} % |")
+    return lines
 
 
 def detectors(names: list[str] | None = None) -> Iterator[EncodingDetector]:
@@ -189,20 +223,28 @@ def main() -> None:
                 det.detect(c.data)
             best[det.name] = min(best[det.name], time.perf_counter() - t0)
 
-    header = "| detector | " + " | ".join(sets) + " | MB/s (files) |"
-    lines = [header, "|---" + "|---:" * (len(sets) + 1) + "|"]
+    header = "| detector | " + " | ".join(sets) + " | MB/s (files) | calibration error |"
+    lines = [header, "|---" + "|---:" * (len(sets) + 2) + "|"]
+    trawl_pairs: list[tuple[float, bool]] = []
     for det in dets:
         row = [det.name]
+        pairs: list[tuple[float, bool]] = []
         for name, group in sets.items():
-            acc, wrong = evaluate(det, group)
+            acc, wrong = evaluate(det, group, pairs)
             row.append(f"{acc * 100:.1f} %")
             if args.failures and det.name == "trawl":
                 counts = Counter(f"{c.label}→{g}" for c, g in wrong)
                 print(f"trawl wrong on {name}: {dict(counts.most_common())}", file=sys.stderr)
         row.append(f"{total_bytes / best[det.name] / 1e6:.2f}")
+        row.append(f"{calibration_error(pairs):.3f}")
         lines.append("| " + " | ".join(row) + " |")
+        if det.name == "trawl":
+            trawl_pairs = pairs
     print(f"cases per column: {', '.join(f'{k} {len(v)}' for k, v in sets.items())}")
     print("\n".join(lines))
+    if trawl_pairs:
+        print("\ntrawl's confidence against its accuracy (all columns pooled):")
+        print("\n".join(reliability(trawl_pairs)))
 
 
 if __name__ == "__main__":

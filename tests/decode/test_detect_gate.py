@@ -48,3 +48,15 @@ def test_accuracy_does_not_regress(bench: ModuleType, subset: str) -> None:
     pinned = PINS[subset]
     shown = ", ".join(f"{c.label}→{g}" for c, g in wrong[:15])
     assert accuracy * 100 >= pinned, f"{subset}: {accuracy:.2%} < pinned {pinned} %; wrong: {shown}"
+
+
+def test_confidence_is_calibrated(bench: ModuleType) -> None:
+    """A confidence of 0.9 is right about 90 % of the time (expected calibration error, 10 bins)."""
+    cases, _ = bench.load_corpus(bench.DEFAULT_DATA)
+    pairs: list[tuple[float, bool]] = []
+    detector = ModelDetector()
+    for size in (None, 20, 50):
+        subset = cases if size is None else [s for s in (bench.snippet(c, size) for c in cases) if s.data]
+        bench.evaluate(detector, subset, pairs)
+    error = bench.calibration_error(pairs)
+    assert error <= PINS["calibration_error_max"], "\n".join(bench.reliability(pairs))
