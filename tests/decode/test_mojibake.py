@@ -84,6 +84,14 @@ def test_other_code_pages(codec: str, text: str) -> None:
         ("voilÃ  le travail", "voilà le travail", "utf-8 read as windows-1252"),
         ("atenÃ§Ã£o Ã s crianÃ§as", "atenção às crianças", "utf-8 read as windows-1252"),
         ("â€œlossyâ€\ufffd", "“lossy\ufffd", "utf-8 read as windows-1252"),
+        ("Å iaip ÄÆdomu, kaip ÄÆsivaizduoji", "Šiaip įdomu, kaip įsivaizduoji", "utf-8 read as windows-1257"),
+        # windows-1251 and mac-cyrillic agree on these bytes; the first code page listed names it
+        ("signiп¬Ѓcantly lower", "signiﬁcantly lower", "utf-8 read as windows-1251"),
+        (
+            "a Г‚ВЈ5.8bn issue",
+            "a £5.8bn issue",
+            "utf-8 read as windows-1252, then utf-8 read as windows-1251",
+        ),
     ],
 )
 def test_harder_mojibake(damaged: str, fixed: str, how: str) -> None:
@@ -98,6 +106,7 @@ CLEAN = [
     "C'est vrai que nous n'en avons pas encore parlé\x85 Tu sais",
     "√π ≈ 1.77, ∆°",
     "Рёрих и Гімн",
+    "Å andra sidan är det så",
     "",
     "plain ASCII text, nothing to see",
     "Le cœur a ses raisons que la raison ne connaît point. À bientôt, Hélène ! Ça été",

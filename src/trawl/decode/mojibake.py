@@ -149,6 +149,11 @@ _CODE_PAGES: tuple[_CodePage, ...] = (
         weak_singles=False,
     ),
     _code_page("cp437", "cp437", "", latin=False, scripts=_LATIN + _GREEK_CYRILLIC),
+    # Baltic text (``ÄÆdomu`` is ``įdomu``): its leads Ä and Å are ordinary capitals elsewhere,
+    # so only lone letters beside lowercase, or runs, count.
+    _code_page("windows-1257", "cp1257", "", latin=True, scripts=_LATIN),
+    # Lowercase Cyrillic leads: only multi-byte symbols (``п¬Ѓ`` is the ligature fi) count.
+    _code_page("mac-cyrillic", "mac_cyrillic", "", latin=False, scripts=(), weak_singles=False),
 )
 
 
@@ -164,7 +169,7 @@ def _lead_then_continuation(cp: _CodePage) -> str:
 # by the regex engine, an alternation of six is tried position by position (3x slower).
 _PRECHECKS = tuple((cp, re.compile(_lead_then_continuation(cp))) for cp in _CODE_PAGES)
 # Strings that start a lost-no-break-space span (see _LOST_NBSP) in a code page's mojibake.
-_LITERAL_TRIGGERS = {"windows-1252": ("Ã ", "Â "), "windows-1251": ("Г ",)}
+_LITERAL_TRIGGERS = {"windows-1252": ("Ã ", "Â "), "windows-1251": ("Г ",), "windows-1257": ("Å ",)}
 
 
 def _suspects(text: str) -> list[_CodePage]:
@@ -252,7 +257,7 @@ def _wide_ok(ch: str) -> bool:
     A lone sequence decoding to a CJK or Hangul syllable is more often clean text: ``Brontë…”``.
     """
     o = ord(ch)
-    return 0x1E00 <= o <= 0x2BFF or 0xFE00 <= o <= 0xFFFF or o >= 0x10000
+    return 0x1E00 <= o <= 0x2BFF or 0xFB00 <= o <= 0xFB06 or 0xFE00 <= o <= 0xFFFF or o >= 0x10000
 
 
 def _in_scripts(fixed: str, cp: _CodePage) -> bool:
@@ -281,9 +286,14 @@ _LOST_NBSP = {
         r"|(?<=[a-z])Â (?=[^\sa-z])"  # namedÂ â€ž: Â + no-break space, the space made plain
     ),
     "windows-1251": re.compile(r"(?<=[a-z] )Г(?: (?= )|(?= [a-z]))"),
+    # Š is C5 A0: ``Å iaip`` for ``Šiaip``. Swedish starts sentences with ``Å``, so this one
+    # counts only beside other windows-1257 evidence (see _spans).
+    "windows-1257": re.compile(r"(?<![^\s])Å (?=[a-zą-ž])"),
 }
 
-_NBSP_FIX = {"Ã": "à", "Г": "à", "Â": "\xa0"}
+_NBSP_FIX = {"Ã": "à", "Г": "à", "Â": "\xa0", "Å": "Š"}
+# Code pages whose lost-no-break-space spans need other evidence in the same text.
+_NBSP_NEEDS_COMPANY = frozenset({"windows-1257"})
 
 
 def _lost_nbsp_spans(text: str, cp: _CodePage) -> list[_Span]:
@@ -337,13 +347,27 @@ def _spans(text: str, cp: _CodePage) -> list[_Span]:
             and all(0xC0 <= ord(ch) <= 0x24F and ch.isalpha() for ch in fixed)
             and (_ascii_letter_at(text, m.start() - 1) or _ascii_letter_at(text, m.end()))
         )
-        if certain or (strong and (cp.latin or len(fixed) >= 2)) or credible_letters or latin_glued:
+        if (
+            certain
+            or (strong and (cp.latin or len(fixed) >= 2))
+            or credible_letters
+            or latin_glued
+            or _misread_again(fixed, cp)
+        ):
             spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed)), certain))
-    if lost:
+    if lost and (spans or cp.name not in _NBSP_NEEDS_COMPANY):
         taken = [(s.start, s.end) for s in spans]
         spans.extend(s for s in lost if not any(a < s.end and s.start < b for a, b in taken))
         spans.sort(key=lambda s: s.start)
     return spans
+
+
+def _misread_again(fixed: str, cp: _CodePage) -> bool:
+    """``fixed`` is itself UTF-8 read as windows-1252 (``Г‚ВЈ`` → ``Â£`` → ``£``): damaged twice."""
+    if len(fixed) < 2 or cp is _CODE_PAGES[0] or fixed[0] not in "ÂÃ":
+        return False
+    data = _encode(fixed, _CODE_PAGES[0])
+    return data is not None and _utf8(data) is not None
 
 
 def _evidence(text: str) -> tuple[float, _CodePage | None, list[_Span]]:
