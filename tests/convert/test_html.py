@@ -251,7 +251,10 @@ def test_non_html_documents_pass_untouched() -> None:
 def test_default_steps_follow_the_configuration() -> None:
     config = load_config(env={}, overrides=["html.max_chars=1234", "decode.default_encoding=iso-8859-2"])
     steps = default_steps(config)
-    assert [type(s) for s in steps] == [TypeSniffer, CharsetDecoder, HtmlConverter, TextConverter]
+    from trawl.convert.registry import FormatConverter
+
+    kinds = [TypeSniffer, CharsetDecoder, HtmlConverter, FormatConverter, TextConverter]
+    assert [type(s) for s in steps] == kinds
     decoder, html = steps[1], steps[2]
     assert isinstance(decoder, CharsetDecoder) and decoder.default_encoding == "iso-8859-2"
     assert isinstance(html, HtmlConverter) and html.max_chars == 1234

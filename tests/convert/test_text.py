@@ -61,18 +61,45 @@ def test_other_textual_types_are_text(declared: str | None, raw: bytes) -> None:
 @pytest.mark.parametrize(
     ("declared", "raw", "kind"),
     [
-        ("application/pdf", b"%PDF-1.7\n...", "application/pdf"),
-        ("text/html", b"%PDF-1.7\n...", "application/pdf"),  # the bytes, not the label, decide
         ("image/png", b"\x89PNG\r\n\x1a\n\x00\x00\x00", "image/png"),
-        ("application/rss+xml", b'<?xml version="1.0"?><rss><channel>', "application/rss+xml"),
         (None, b"\x00\x01\x02\x03binary", "application/octet-stream"),
     ],
 )
-def test_other_formats_are_skipped_and_counted(declared: str | None, raw: bytes, kind: str) -> None:
+def test_formats_without_a_converter_are_skipped_and_counted(
+    declared: str | None, raw: bytes, kind: str
+) -> None:
     doc, ctx = convert(Document(url="http://x/f", raw=raw, declared_type=declared))
     assert doc.text == "" and doc.title == ""
     assert ctx.stats[f"convert/skipped/{kind}"] == 1
-    assert DECODED_KEY not in doc.metadata  # decoded XML is not left behind
+    assert DECODED_KEY not in doc.metadata
+
+
+@pytest.mark.parametrize(
+    ("declared", "raw", "reason"),
+    [
+        ("application/pdf", b"%PDF-1.7\n...", "pdf-malformed"),
+        ("text/html", b"%PDF-1.7\n...", "pdf-malformed"),  # the bytes, not the label, decide
+        ("application/rss+xml", b'<?xml version="1.0"?><rss><channel>', "xml-malformed"),
+    ],
+)
+def test_broken_files_of_other_formats_are_recorded_drops(
+    declared: str | None, raw: bytes, reason: str
+) -> None:
+    ctx = RunContext()
+    stream = iter([Document(url="http://x/f", raw=raw, declared_type=declared)])
+    for step in default_steps():
+        stream = step.run(stream, ctx)
+    assert list(stream) == []
+    assert ctx.stats[f"drop/convert/{reason}"] == 1
+    assert ctx.audit.entries[0].reason == f"convert/{reason}"
+
+
+def test_text_converter_alone_counts_what_it_leaves() -> None:
+    ctx = RunContext()
+    (_doc,) = TextConverter().run(
+        [Document(url="http://x/f", raw=b"%PDF-1.7", declared_type="application/pdf")], ctx
+    )
+    assert ctx.stats["convert/skipped/application/pdf"] == 1
 
 
 def test_html_is_left_to_the_html_converter() -> None:

@@ -1,1 +1,13 @@
-"""trawl.convert"""
+"""Bytes of any format to text, title, metadata and links.
+
+* :mod:`~trawl.convert.sniff` and :mod:`~trawl.convert.identify`: what a payload really is, by its
+  magic number and container, against what it was declared to be and what its name says;
+* :mod:`~trawl.convert.registry`: format → converter, :func:`~trawl.convert.registry.convert_bytes`
+  for one payload and the pipeline step :class:`~trawl.convert.registry.FormatConverter`;
+* the converters: :mod:`~trawl.convert.html`, :mod:`~trawl.convert.text`, :mod:`~trawl.convert.pdf`,
+  :mod:`~trawl.convert.office` (DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB), :mod:`~trawl.convert.rtf`,
+  :mod:`~trawl.convert.feeds` (XML, RSS, Atom);
+* the guards: :mod:`~trawl.convert.xmlsafe` (no entities, no network), :mod:`~trawl.convert.guard`
+  (a worker process with a time and memory limit) and :mod:`~trawl.convert.meta` (metadata
+  checked before it is trusted).
+"""

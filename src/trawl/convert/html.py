@@ -16,8 +16,11 @@
   the anchor has no text) and ``rel``. Links inside hidden elements are kept: a menu hidden until
   hovered is still a link a crawler should follow;
 * ``metadata``: ``description`` (``og:description`` as fallback), ``keywords``, ``author``,
-  ``generator``, ``robots`` with ``noindex`` / ``nofollow`` flags, ``canonical``, ``lang`` (from
-  ``<html lang>``) and ``headings`` (h1-h3 levels and text, at most :data:`MAX_HEADINGS`).
+  ``generator``, ``published`` / ``created`` / ``modified`` (``article:published_time``,
+  ``dcterms.*``, ``date``... as declared; :class:`HtmlConverter` checks them with
+  :func:`~trawl.convert.meta.check_metadata`), ``robots`` with ``noindex`` / ``nofollow`` flags,
+  ``canonical``, ``lang`` (from ``<html lang>``) and ``headings`` (h1-h3 levels and text, at
+  most :data:`MAX_HEADINGS`).
 
 Block boundaries are found by lexbor, not by Python walking the tree: a marker text node is
 inserted before and after every block element, the text of the whole body is read in one C call,
@@ -41,6 +44,8 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trawl.config import Config
+from trawl.convert.meta import check_metadata
+from trawl.convert.registry import FormatConverter
 from trawl.convert.sniff import TypeSniffer, effective_type, is_html
 from trawl.convert.text import TextConverter
 from trawl.decode.charset import CharsetDecoder, take_decoded
@@ -101,7 +106,17 @@ _ANCHOR_IDS = frozenset((_PROBE.create_node("a").tag_id, _AREA_ID))
 _BREAK = "\x1e"  # the block-boundary marker (ASCII record separator): never in visible text
 _HEADINGS = "h1, h2, h3"
 _HEAD_ITEMS = 'meta[content], base[href], link[rel~="canonical" i][href]'
-_META_NAMES = frozenset({"description", "og:description", "keywords", "author", "generator", "robots"})
+# Page dates as sites declare them (Open Graph articles, Dublin Core, plain names), first found wins.
+_META_DATES = {
+    "article:published_time": "published", "datepublished": "published", "date": "published",
+    "dc.date": "published", "dc.date.issued": "published", "dcterms.issued": "published",
+    "dcterms.created": "created", "dc.date.created": "created",
+    "article:modified_time": "modified", "og:updated_time": "modified", "datemodified": "modified",
+    "dcterms.modified": "modified", "last-modified": "modified",
+}  # fmt: skip
+_META_NAMES = frozenset(
+    {"description", "og:description", "keywords", "author", "generator", "robots", *_META_DATES}
+)
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _STRIP = "".join(map(chr, range(0x21)))  # C0 controls and space, stripped from URLs as browsers do
@@ -256,6 +271,9 @@ def _read_head(tree: LexborHTMLParser, url: str, page: HtmlPage) -> str:
     for key in ("keywords", "author", "generator"):
         if meta.get(key):
             data[key] = meta[key]
+    for name, key in _META_DATES.items():
+        if meta.get(name) and key not in data:
+            data[key] = meta[name]
     if meta.get("robots"):
         _robots(meta["robots"], data)
     if canonical:
@@ -438,6 +456,8 @@ class HtmlConverter(Step):
         doc.title = page.title
         doc.text = page.text
         doc.links = page.links
+        for flag in check_metadata(page.metadata):
+            self.count(f"convert/metadata/{flag}")
         doc.metadata.update(page.metadata)
         for key, n in page.counts.items():
             self.count(key, n)
@@ -448,9 +468,11 @@ class HtmlConverter(Step):
 
 
 def default_steps(config: Config | None = None) -> list[Step]:
-    """The first HTML path, in order: sniff the type, decode, convert HTML, convert plain text."""
+    """The conversion path, in order: sniff the type, decode, convert HTML, convert every other
+    format through the registry (:class:`~trawl.convert.registry.FormatConverter`: PDF, office,
+    ODF, EPUB, RTF, XML, feeds; isolated in a worker process), convert plain text."""
     if config is None:
-        return [TypeSniffer(), CharsetDecoder(), HtmlConverter(), TextConverter()]
+        return [TypeSniffer(), CharsetDecoder(), HtmlConverter(), FormatConverter(), TextConverter()]
     return [
         TypeSniffer(),
         CharsetDecoder(
@@ -459,5 +481,6 @@ def default_steps(config: Config | None = None) -> list[Step]:
             detector=config.decode.detector,
         ),
         HtmlConverter(max_chars=config.html.max_chars),
+        FormatConverter(max_chars=config.html.max_chars),
         TextConverter(max_chars=config.html.max_chars),
     ]

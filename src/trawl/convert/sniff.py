@@ -61,6 +61,10 @@ _HTML_STARTS = tuple(
 )  # fmt: skip
 _HTML_ANYWHERE = re.compile(rb"<(?:!doctype\s+html|html|head|body)[\s>]")
 _WS = b"\t\n\x0c\r "
+_XML_PROLOG = re.compile(
+    rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!doctype\s+(html)?[^\[>]*(?:\[.*?\])?\s*>)", re.DOTALL
+)
+_XML_ROOT = re.compile(rb"\s*<(?:[a-z_][\w.-]*:)?([a-z_][\w.-]*)[\s>/]")
 # WHATWG "binary data bytes": control characters that never occur in text.
 _BINARY = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
 _ODF = re.compile(rb"mimetype(application/(?:vnd\.oasis\.opendocument\.[a-z.-]+|epub\+zip))")
@@ -86,9 +90,21 @@ def _sniff_zip(head: bytes) -> str:
 def _sniff_markup(lower: bytes) -> str | None:
     """HTML, XHTML or XML by the start of lower-cased, whitespace-stripped text."""
     if lower.startswith(b"<?xml"):
-        if _HTML_ANYWHERE.search(lower):
+        # The root element decides: an XML archive or feed may well have <body> or <head> elements.
+        pos = 0
+        while (m := _XML_PROLOG.match(lower, pos)) is not None and m.end() > pos:
+            if m.group(1) is not None:
+                return "application/xhtml+xml"  # <!DOCTYPE html ...>
+            pos = m.end()
+        root = _XML_ROOT.match(lower, pos)
+        if root is None:  # the head ends inside the prolog: guess from what is there
+            if _HTML_ANYWHERE.search(lower):
+                return "application/xhtml+xml"
+            return "image/svg+xml" if b"<svg" in lower else "application/xml"
+        name = root.group(1)
+        if name == b"html":
             return "application/xhtml+xml"
-        return "image/svg+xml" if b"<svg" in lower else "application/xml"
+        return "image/svg+xml" if name == b"svg" else "application/xml"
     for start in _HTML_STARTS:
         if lower.startswith(start) and lower[len(start) : len(start) + 1] in (b" ", b">"):
             return "text/html"

@@ -1,13 +1,14 @@
-"""Plain text to text and title; every format nobody converts yet is counted, not guessed at.
+"""Plain text to text and title; a format nobody converted is counted, not guessed at.
 
-:class:`TextConverter` is the last converter of the first HTML path. For plain and other
+:class:`TextConverter` is the last converter of the conversion path. For plain and other
 non-markup text (``text/plain``, ``text/css``, JSON, YAML, an unknown type whose bytes sniff as
 text) it normalises line breaks (CRLF and lone CR become LF), removes NUL characters, and takes
-the first non-empty line as the title. Documents of any other type except (X)HTML, which
-:class:`~trawl.convert.html.HtmlConverter` handles, are left untouched and counted as
-``convert/skipped/<type>`` (PDF, office formats, images, XML feeds...) for the converters that
-later issues add; their decoded characters, if any, are discarded here so that they never
-outlive the conversion stage.
+the first non-empty line as the title. Documents of any other type are left untouched: (X)HTML is
+:class:`~trawl.convert.html.HtmlConverter`'s, and the rest went through
+:class:`~trawl.convert.registry.FormatConverter`, which set ``metadata["format"]`` and counted
+what it could not convert. A document of another type that reached this step without it (the
+step used on its own) is counted as ``convert/skipped/<type>``; decoded characters left on such
+documents are discarded so that they never outlive the conversion stage.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ class TextConverter(Step):
             return doc
         if not is_plain_text(kind):
             doc.metadata.pop(DECODED_KEY, None)
-            self.count(f"convert/skipped/{kind}")
+            if "format" not in doc.metadata:  # FormatConverter, when it ran, has counted it
+                self.count(f"convert/skipped/{kind}")
             return doc
         text = take_decoded(doc, self)
         if len(text) > self.max_chars:

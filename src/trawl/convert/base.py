@@ -1,0 +1,83 @@
+"""What every converter returns, how it fails, and the bounds it works within.
+
+A converter is a plain function ``(data: bytes, options: ConvertOptions) -> Converted``. It raises
+:class:`ConversionError` with a short, countable ``reason`` (``pdf-encrypted``, ``zip-bomb``,
+``xml-entities``...) for input it refuses; any other exception is a converter bug or a library
+failure and is reported as ``<format>-failed``. Converters never decode from ``doc`` or touch the
+pipeline: they see bytes and return data, so they can run in a worker process
+(:mod:`trawl.convert.guard`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trawl.errors import FormatError
+
+__all__ = ["ConversionError", "ConvertOptions", "Converted", "collapse", "join_lines"]
+
+
+class ConversionError(FormatError):
+    """A file that a converter refuses or cannot read; ``reason`` names why, for counting."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(slots=True, frozen=True)
+class ConvertOptions:
+    """Bounds and context of one conversion (picklable: it travels to worker processes)."""
+
+    url: str = ""
+    #: Text longer than this is cut (``convert/capped``).
+    max_chars: int = 5_000_000
+    #: PDF pages beyond this are not read (``pdf/pages-capped``).
+    max_pages: int = 2_000
+    #: A ZIP container whose members would expand to more than this is refused as a bomb.
+    max_unzipped_bytes: int = 512 * 1024 * 1024
+    #: ... and so is one with a member compressed more than this many times (and over 1 MiB).
+    max_zip_ratio: int = 200
+    #: Spreadsheet cells read at most, over all sheets.
+    max_cells: int = 1_000_000
+    #: At most this many links are kept.
+    max_links: int = 10_000
+
+
+@dataclass(slots=True)
+class Converted:
+    """A converter's result: text with its block boundaries as newlines, and what it found.
+
+    ``metadata`` uses the keys HTML pages use where they mean the same (``description``,
+    ``keywords``, ``author``, ``lang``, ``headings`` as ``[{"level", "text"}]``, ``canonical``)
+    plus ``created``, ``modified``, ``published`` (ISO 8601), ``pages``, ``sheets``, ``slides``,
+    ``items`` (feeds), ``producer``. ``needs_ocr`` marks a scanned document: pages of images with
+    little or no text layer.
+    """
+
+    text: str = ""
+    title: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (url, anchor text)
+    needs_ocr: bool = False
+    counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
+
+def collapse(text: str) -> str:
+    """Whitespace runs to one space, ends stripped."""
+    return " ".join(text.split())
+
+
+def join_lines(lines: list[str]) -> str:
+    """Non-empty lines, each whitespace-collapsed, joined by newlines."""
+    out = []
+    for line in lines:
+        cleaned = " ".join(line.split())
+        if cleaned:
+            out.append(cleaned)
+    return "\n".join(out)

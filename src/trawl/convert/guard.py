@@ -1,0 +1,190 @@
+"""Run a converter in a worker process with a time and a memory limit.
+
+PDF and office libraries are C code or deep XML walks over attacker-chosen input: a malformed
+PDF can loop, a ZIP bomb can fill memory, a bug can segfault. :class:`Guard` keeps one worker
+process (started with ``forkserver``: no threads or open databases of the parent are inherited)
+and sends it one conversion at a time over a pipe:
+
+* the worker caps its own address space (``RLIMIT_AS``) at ``max_memory`` bytes, so an allocation
+  past it fails inside the worker as a ``MemoryError`` → reason ``memory``;
+* the parent waits at most ``timeout`` seconds for the answer, then kills the worker → ``timeout``;
+* a worker that dies (segfault, the kernel's OOM killer) → ``crashed``, with its exit code.
+
+Each is raised as :class:`~trawl.convert.base.ConversionError` with that reason; the next call
+starts a fresh worker. A worker is also replaced after ``max_tasks`` conversions, to bound what a
+leaking library can accumulate. Converters must be importable module-level functions (they are
+sent by reference).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+from trawl.convert.base import ConversionError
+from trawl.errors import ConfigError
+
+__all__ = ["DEFAULT_MAX_MEMORY", "DEFAULT_TIMEOUT", "Guard"]
+
+#: Seconds a guarded conversion may take.
+DEFAULT_TIMEOUT = 30.0
+#: Bytes of address space a worker may use (0: no limit).
+DEFAULT_MAX_MEMORY = 2 * 1024**3
+
+T = TypeVar("T")
+
+
+def _limit_memory(max_memory: int) -> None:
+    if max_memory <= 0:
+        return
+    try:
+        import resource  # noqa: PLC0415  # POSIX only; without it the time guard still holds
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = max_memory if hard == resource.RLIM_INFINITY else min(max_memory, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _worker(conn: Connection, max_memory: int) -> None:
+    """The worker's loop: receive ``(func, args)``, answer ``("ok", result)`` or an error."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _limit_memory(max_memory)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        func, args = task
+        try:
+            answer: tuple[Any, ...] = ("ok", func(*args))
+        except ConversionError as exc:
+            answer = ("error", exc.reason, str(exc))
+        except MemoryError:
+            answer = ("error", "memory", f"the conversion needed more than {max_memory} bytes of memory")
+        except RecursionError:
+            answer = ("error", "too-deep", "the document is nested too deeply")
+        except Exception as exc:  # a library failure on bad input: reported, never raised
+            answer = ("error", "failed", f"{type(exc).__name__}: {exc}"[:500])
+        try:
+            conn.send(answer)
+        except MemoryError:
+            conn.send(("error", "memory", "the result was too large to send back"))
+
+
+class Guard:
+    """One worker process that runs conversions under a time and memory limit (module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_memory: int = DEFAULT_MAX_MEMORY,
+        max_tasks: int = 1000,
+        start_method: str = "forkserver",
+    ) -> None:
+        if timeout <= 0 or max_memory < 0 or max_tasks <= 0:
+            raise ConfigError(
+                f"convert guard: timeout and max_tasks must be positive and max_memory not negative, "
+                f"not {timeout}, {max_tasks}, {max_memory}"
+            )
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self.max_tasks = max_tasks
+        methods = multiprocessing.get_all_start_methods()
+        self._context: Any = multiprocessing.get_context(start_method if start_method in methods else "spawn")
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self._tasks = 0
+        self.restarts = 0
+
+    def _start(self) -> Connection:
+        parent: Connection
+        child: Connection
+        parent, child = self._context.Pipe()
+        process = self._context.Process(
+            target=_worker, args=(child, self.max_memory), name="trawl-convert", daemon=True
+        )
+        process.start()
+        child.close()
+        self._process, self._conn, self._tasks = process, parent, 0
+        return parent
+
+    def _stop(self, *, kill: bool) -> None:
+        process, conn = self._process, self._conn
+        self._process = self._conn = None
+        if conn is not None:
+            if not kill:
+                with contextlib.suppress(OSError):
+                    conn.send(None)
+            conn.close()
+        if process is not None:
+            if kill and process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGKILL)
+            process.join(timeout=5)
+            if process.is_alive():  # pragma: no cover - a worker that ignores its pipe closing
+                process.kill()
+                process.join()
+
+    def close(self) -> None:
+        """Stop the worker (a later call starts a new one)."""
+        self._stop(kill=False)
+
+    def __del__(self) -> None:
+        # A step that was never closed (a pipeline iterated by hand) must not leave a worker behind.
+        with contextlib.suppress(Exception):
+            self._stop(kill=True)
+
+    def __enter__(self) -> Guard:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def call(self, func: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """``func(*args)`` in the worker; raises :class:`ConversionError` on any failure."""
+        conn = self._conn
+        if conn is None or self._tasks >= self.max_tasks:
+            if conn is not None:
+                self._stop(kill=False)
+            conn = self._start()
+        self._tasks += 1
+        limit = self.timeout if timeout is None else timeout
+        t0 = time.monotonic()
+        try:
+            conn.send((func, args))
+            ready = conn.poll(limit)
+            answer = conn.recv() if ready else None
+        except (EOFError, OSError, BrokenPipeError):
+            process = self._process
+            code = process.exitcode if process is not None else None
+            if process is not None:
+                process.join(timeout=1)
+                code = process.exitcode
+            self._stop(kill=True)
+            self.restarts += 1
+            what = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            raise ConversionError(f"the converter's worker process died ({what})", "crashed") from None
+        if answer is None:
+            self._stop(kill=True)
+            self.restarts += 1
+            raise ConversionError(
+                f"the conversion took longer than {limit:g} s ({time.monotonic() - t0:.1f} s): stopped",
+                "timeout",
+            )
+        if answer[0] == "ok":
+            result: T = answer[1]
+            return result
+        _, reason, message = answer
+        raise ConversionError(message, reason)

@@ -1,0 +1,733 @@
+"""Office documents to text: DOCX, PPTX, XLSX, ODT, ODS, ODP and EPUB, read straight from their XML.
+
+All seven are ZIP packages of XML parts, so one careful reader serves them all, with no office
+library at run time (python-docx and friends are used only to *write* the test corpus):
+
+* the package is opened by :func:`open_package`, which refuses a ZIP whose members would expand
+  past ``max_unzipped_bytes`` or are compressed more than ``max_zip_ratio`` times (``zip-bomb``),
+  an encrypted one (``encrypted``) and one with no readable central directory
+  (``zip-truncated``); members are read with a byte budget that the declared sizes cannot cheat
+  (the decompressor stops at the declared size, and the budget stops the total);
+* every XML part goes through :func:`~trawl.convert.xmlsafe.parse_xml` with DTDs forbidden;
+* the text is walked in document order (:class:`_Walker`): one line per paragraph, text boxes
+  and table cells as their own lines, tabs and line breaks kept as separators, deleted revisions
+  and field codes left out, and for Word's ``mc:AlternateContent`` only the first choice (the
+  fallback repeats the same text box).
+
+What each format adds: DOCX headings (paragraph styles ``Title``, ``Heading 1-9``), hyperlinks
+with their text, footnotes and endnotes; PPTX slides in presentation order, slide titles as
+headings, tables, speaker notes and run hyperlinks; XLSX sheet names (as headings and in
+``metadata["sheets"]``), shared and inline strings, numbers, one line per row; ODF headings
+(``text:h``), links (``text:a``), sheet names, speaker notes; EPUB chapters in spine order
+through the HTML converter. Document properties (``docProps/core.xml``, ``meta.xml``, the OPF
+metadata) give title, author, dates, subject, description, keywords and language.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse
+from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
+
+__all__ = [
+    "convert_docx",
+    "convert_epub",
+    "convert_odf",
+    "convert_pptx",
+    "convert_xlsx",
+    "open_package",
+]
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_S = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+_DC = "{http://purl.org/dc/elements/1.1/}"
+_DCTERMS = "{http://purl.org/dc/terms/}"
+_CP = "{http://schemas.openxmlformats.org/package/2006/metadata/core-properties}"
+_TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
+_TABLE = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+_OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
+_META = "{urn:oasis:names:tc:opendocument:xmlns:meta:1.0}"
+_XLINK = "{http://www.w3.org/1999/xlink}"
+_PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
+_DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_OPF = "{http://www.idpf.org/2007/opf}"
+_CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+
+_ONE_MIB = 1024 * 1024
+
+
+# --- the package -----------------------------------------------------------------------------------
+
+
+class Package:
+    """An opened, checked ZIP package with a byte budget for reading its members."""
+
+    def __init__(self, zf: zipfile.ZipFile, budget: int) -> None:
+        self.zf = zf
+        self.names = set(zf.namelist())
+        self.budget = budget
+
+    def read(self, name: str) -> bytes | None:
+        """A member's bytes, ``None`` when absent; raises ``zip-bomb`` past the byte budget."""
+        if name not in self.names:
+            return None
+        try:
+            with self.zf.open(name) as fh:
+                data = fh.read(self.budget + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            raise ConversionError(f"member {name!r} is damaged: {exc}", "zip-damaged") from exc
+        except RuntimeError as exc:  # zipfile's "encrypted, password required"
+            raise ConversionError(f"member {name!r} is encrypted", "encrypted") from exc
+        if len(data) > self.budget:
+            raise ConversionError(f"members expand past the limit while reading {name!r}", "zip-bomb")
+        self.budget -= len(data)
+        return data
+
+    def xml(self, name: str) -> ET.Element | None:
+        data = self.read(name)
+        if data is None:
+            return None
+        try:
+            return parse_xml(data, forbid_dtd=True)
+        except XmlError as exc:
+            raise ConversionError(f"{name}: {exc}", exc.reason) from exc
+
+
+def open_package(data: bytes, options: ConvertOptions) -> Package:
+    """Open ``data`` as a ZIP package after checking it is not a bomb (see the module docstring)."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise ConversionError(f"not a readable ZIP package (truncated?): {exc}", "zip-truncated") from exc
+    total = 0
+    for info in infos:
+        if info.flag_bits & 0x1:
+            raise ConversionError(f"member {info.filename!r} is encrypted", "encrypted")
+        total += info.file_size
+        if info.file_size > _ONE_MIB and info.file_size > options.max_zip_ratio * max(info.compress_size, 1):
+            raise ConversionError(
+                f"member {info.filename!r} expands {info.compress_size} bytes to {info.file_size}: "
+                f"over {options.max_zip_ratio} times",
+                "zip-bomb",
+            )
+    if total > options.max_unzipped_bytes:
+        raise ConversionError(
+            f"members expand to {total} bytes, over the limit of {options.max_unzipped_bytes}", "zip-bomb"
+        )
+    return Package(zf, options.max_unzipped_bytes)
+
+
+def _rels(package: Package, part: str) -> dict[str, tuple[str, str, bool]]:
+    """A part's relationships: id → (type, target resolved to a part name or URL, external)."""
+    folder, name = posixpath.split(part)
+    root = package.xml(posixpath.join(folder, "_rels", name + ".rels"))
+    out: dict[str, tuple[str, str, bool]] = {}
+    if root is None:
+        return out
+    for rel in root.iter(f"{_PKG_REL}Relationship"):
+        target = rel.get("Target", "")
+        external = rel.get("TargetMode", "") == "External"
+        if not external:
+            target = posixpath.normpath(
+                target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
+            )
+        out[rel.get("Id", "")] = (rel.get("Type", ""), target, external)
+    return out
+
+
+# --- walking text in document order ---------------------------------------------------------------
+
+
+@dataclass
+class _Walker:
+    """Collects lines from XML in document order; see the module docstring."""
+
+    blocks: frozenset[str]
+    skip: frozenset[str] = frozenset()
+    text_tags: frozenset[str] | None = None  # None: mixed content (ODF): every text and tail counts
+    tabs: frozenset[str] = frozenset()
+    breaks: frozenset[str] = frozenset()
+    heading: Callable[[ET.Element], int | None] = lambda _el: None
+    link: Callable[[ET.Element], str | None] = lambda _el: None
+    spaces: str = ""  # ODF's <text:s text:c="N"/>
+    # Tags that need the recursive walk (links); without them, and without nested blocks, a
+    # paragraph of an element-only format is read in one flat loop (several times faster).
+    complex_tags: frozenset[str] = frozenset()
+    lines: list[str] = field(default_factory=list)
+    headings: list[dict[str, Any]] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+
+    def walk(self, el: ET.Element, buf: list[str] | None = None) -> None:
+        tag = el.tag
+        if tag in self.skip:
+            return
+        if tag == f"{_MC}AlternateContent":
+            for child in el:  # the first choice only: the fallback repeats it
+                self.walk(child, buf)
+                return
+            return
+        mixed = self.text_tags is None
+        if tag in self.blocks or buf is None:
+            slot = len(self.lines)
+            self.lines.append("")
+            own = None if mixed else self._flat(el)
+            if own is None:
+                own = []
+                self._inline(el, own, mixed)
+            text = "\n".join(collapse(part) for part in "".join(own).split("\n") if part.strip())
+            self.lines[slot] = text
+            level = self.heading(el) if tag in self.blocks else None
+            if level is not None and text:
+                self.headings.append({"level": level, "text": collapse(text)[:1000]})
+            return
+        self._inline(el, buf, mixed)
+
+    def _flat(self, el: ET.Element) -> list[str] | None:
+        """The text of a paragraph with no nested blocks, links or alternate content, else ``None``."""
+        parts: list[str] = []
+        text_tags = self.text_tags or frozenset()
+        avoid = self.blocks | self.complex_tags | {f"{_MC}AlternateContent"}
+        for node in el.iter():
+            tag = node.tag
+            if tag in text_tags:
+                if node.text:
+                    parts.append(node.text)
+            elif tag in self.tabs:
+                parts.append("\t")
+            elif tag in self.breaks:
+                parts.append("\n")
+            elif tag in avoid and node is not el:
+                return None
+        return parts
+
+    def _inline(self, el: ET.Element, buf: list[str], mixed: bool) -> None:
+        tag = el.tag
+        if tag in self.tabs:
+            buf.append("\t")
+        elif tag in self.breaks:
+            buf.append("\n")
+        elif tag == self.spaces:
+            buf.append(" " * min(int(el.get(f"{_TEXT}c", "1") or 1), 100))
+        target = self.link(el)
+        start = len(buf)
+        if el.text and (mixed or (self.text_tags is not None and tag in self.text_tags)):
+            buf.append(el.text)
+        for child in el:
+            if child.tag in self.blocks:
+                self.walk(child)
+            elif child.tag not in self.skip:
+                if child.tag == f"{_MC}AlternateContent":
+                    self.walk(child, buf)
+                else:
+                    self._inline(child, buf, mixed)
+            if mixed and child.tail:
+                buf.append(child.tail)
+        if target:
+            self.links.append((target, collapse("".join(buf[start:]))))
+
+    def text(self) -> str:
+        return "\n".join(line for line in self.lines if line)
+
+
+# --- document properties ---------------------------------------------------------------------------
+
+
+def _core_properties(package: Package, part: str = "docProps/core.xml") -> dict[str, Any]:
+    root = package.xml(part)
+    meta: dict[str, Any] = {}
+    if root is None:
+        return meta
+    names = {
+        f"{_DC}title": "title",
+        f"{_DC}creator": "author",
+        f"{_CP}lastModifiedBy": "last_modified_by",
+        f"{_DCTERMS}created": "created",
+        f"{_DCTERMS}modified": "modified",
+        f"{_DC}subject": "subject",
+        f"{_DC}description": "description",
+        f"{_CP}keywords": "keywords",
+        f"{_DC}language": "lang",
+        f"{_CP}category": "category",
+    }
+    for child in root:
+        key = names.get(child.tag)
+        if key and child.text and child.text.strip():
+            meta[key] = child.text.strip()
+    return meta
+
+
+def _finish(walker: _Walker, meta: dict[str, Any], options: ConvertOptions) -> Converted:
+    out = Converted(text=walker.text(), metadata=meta)
+    if walker.headings:
+        meta["headings"] = walker.headings[:100]
+    out.links = walker.links[: options.max_links]
+    title = meta.get("title")
+    if isinstance(title, str):
+        out.title = title
+    else:
+        out.title = next((str(h["text"]) for h in walker.headings if h["level"] <= 1), "")
+    return out
+
+
+# --- DOCX ------------------------------------------------------------------------------------------
+
+
+def convert_docx(data: bytes, options: ConvertOptions) -> Converted:
+    """A Word document: body, text boxes, tables, footnotes, endnotes; headings and links."""
+    package = open_package(data, options)
+    main = "word/document.xml"
+    root = package.xml(main)
+    if root is None:
+        raise ConversionError("no word/document.xml: not a Word document", "docx-no-body")
+    rels = _rels(package, main)
+    styles: _StyleNames | None = None  # read when the first styled paragraph needs it
+
+    def heading(el: ET.Element) -> int | None:
+        style = el.find(f"{_W}pPr/{_W}pStyle")
+        if style is None:
+            return None
+        nonlocal styles
+        if styles is None:
+            styles = _StyleNames(package.read("word/styles.xml") or b"")
+            if styles.foreign_prefix and styles.data:
+                styles.names = _parse_style_names(styles.data)
+        name = styles(style.get(f"{_W}val", ""))
+        if name == "title":
+            return 0
+        if name.startswith("heading") and name[7:].strip().isdigit():
+            return int(name[7:].strip())
+        return None
+
+    def link(el: ET.Element) -> str | None:
+        if el.tag != f"{_W}hyperlink":
+            return None
+        rel = rels.get(el.get(f"{_R}id", ""))
+        return rel[1] if rel is not None and rel[2] else None
+
+    walker = _Walker(
+        blocks=frozenset({f"{_W}p"}),
+        skip=frozenset({f"{_W}delText", f"{_W}instrText", f"{_W}pPr", f"{_W}rPr", f"{_W}sectPr"}),
+        text_tags=frozenset({f"{_W}t"}),
+        tabs=frozenset({f"{_W}tab"}),
+        breaks=frozenset({f"{_W}br", f"{_W}cr"}),
+        heading=heading,
+        link=link,
+        complex_tags=frozenset({f"{_W}hyperlink"}),
+    )
+    body = root.find(f"{_W}body")
+    for child in body if body is not None else root:
+        walker.walk(child)
+    for part in ("word/footnotes.xml", "word/endnotes.xml"):
+        notes = package.xml(part)
+        if notes is not None:
+            for note in notes:
+                if note.get(f"{_W}type") in (None, "normal"):
+                    for child in note:
+                        walker.walk(child)
+    return _finish(walker, _core_properties(package), options)
+
+
+_STYLE_NAME = re.compile(rb'<w:name w:val="([^"]*)"')
+
+
+class _StyleNames:
+    """Paragraph style id → lower-cased name, looked up in ``styles.xml`` only for ids in use.
+
+    Word's styles part is hundreds of kilobytes of latent styles; parsing it, or even scanning
+    all of it, costs more than the document itself, and a document uses a handful. The ``w:``
+    prefix is the one every writer uses; a part that uses another gets a full parse.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.names: dict[str, str] = {}
+        self.foreign_prefix = b"<w:style" not in data  # names come from a full parse then
+
+    def __call__(self, sid: str) -> str:
+        found = self.names.get(sid)
+        if found is not None:
+            return found
+        name = sid.lower()
+        if self.foreign_prefix:
+            return name
+        at = self.data.find(b'w:styleId="' + sid.encode("utf-8", "replace") + b'"')
+        if at >= 0:
+            m = _STYLE_NAME.search(self.data, at, at + 2000)
+            if m is not None:
+                name = m.group(1).decode("utf-8", "replace").lower()
+        self.names[sid] = name
+        return name
+
+
+def _parse_style_names(data: bytes) -> dict[str, str]:
+    names: dict[str, str] = {}
+    try:
+        root = parse_xml(data, forbid_dtd=True)
+    except XmlError:
+        return names
+    for style in root.iter(f"{_W}style"):
+        name = style.find(f"{_W}name")
+        if name is not None:
+            names[style.get(f"{_W}styleId", "")] = (name.get(f"{_W}val") or "").lower()
+    return names
+
+
+# --- PPTX ------------------------------------------------------------------------------------------
+
+
+def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
+    """A presentation: slides in order, titles as headings, tables, speaker notes, links."""
+    package = open_package(data, options)
+    main = "ppt/presentation.xml"
+    root = package.xml(main)
+    if root is None:
+        raise ConversionError("no ppt/presentation.xml: not a presentation", "pptx-no-body")
+    rels = _rels(package, main)
+    slides = [rels[s.get(f"{_R}id", "")][1] for s in root.iter(f"{_P}sldId") if s.get(f"{_R}id", "") in rels]
+    current: dict[str, tuple[str, str, bool]] = {}
+
+    def link(el: ET.Element) -> str | None:
+        if el.tag != f"{_A}r":
+            return None
+        click = el.find(f"{_A}rPr/{_A}hlinkClick")
+        if click is None:
+            return None
+        rel = current.get(click.get(f"{_R}id", ""))
+        return rel[1] if rel is not None and rel[2] else None
+
+    walker = _Walker(
+        blocks=frozenset({f"{_A}p"}),
+        skip=frozenset({f"{_A}rPr", f"{_A}pPr", f"{_A}endParaRPr"}),
+        text_tags=frozenset({f"{_A}t"}),
+        breaks=frozenset({f"{_A}br"}),
+        link=link,
+        complex_tags=frozenset({f"{_A}hlinkClick"}),
+    )
+    notes = 0
+    for number, slide in enumerate(slides, 1):
+        current = _rels(package, slide)
+        slide_root = package.xml(slide)
+        if slide_root is None:
+            continue
+        for shape in slide_root.iter():
+            if shape.tag not in (f"{_P}sp", f"{_P}graphicFrame"):
+                continue
+            ph = shape.find(f"{_P}nvSpPr/{_P}nvPr/{_P}ph")
+            is_title = ph is not None and ph.get("type") in ("title", "ctrTitle")
+            before = len(walker.lines)
+            for body in (*shape.iter(f"{_P}txBody"), *shape.iter(f"{_A}tbl")):
+                for child in body.iter(f"{_A}p"):
+                    walker.walk(child)
+            if is_title:
+                text = collapse(" ".join(walker.lines[before:]))
+                if text:
+                    level = 1 if ph is not None and ph.get("type") == "ctrTitle" else 2
+                    walker.headings.append({"level": level, "text": text[:1000], "slide": number})
+        for kind, target, _external in current.values():
+            if kind.endswith("/notesSlide"):
+                notes_root = package.xml(target)
+                if notes_root is None:
+                    continue
+                for shape in notes_root.iter(f"{_P}sp"):
+                    ph = shape.find(f"{_P}nvSpPr/{_P}nvPr/{_P}ph")
+                    if ph is not None and ph.get("type") == "body":
+                        before = len(walker.lines)
+                        for child in shape.iter(f"{_A}p"):
+                            walker.walk(child)
+                        notes += any(walker.lines[before:])
+    meta = _core_properties(package)
+    meta["slides"] = len(slides)
+    if notes:
+        meta["notes"] = notes
+    out = _finish(walker, meta, options)
+    if not out.title and walker.headings:
+        out.title = str(walker.headings[0]["text"])
+    return out
+
+
+# --- XLSX ------------------------------------------------------------------------------------------
+
+
+def _cell_text(el: ET.Element) -> str:
+    """The text of a shared-string item or an inline string: plain ``t`` or rich-text runs."""
+    parts = [t.text or "" for t in el.iter(f"{_S}t")]
+    return "".join(parts)
+
+
+def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
+    """A workbook: each sheet's name, then one line per row of its cells (tab-separated)."""
+    package = open_package(data, options)
+    main = "xl/workbook.xml"
+    root = package.xml(main)
+    if root is None:
+        raise ConversionError("no xl/workbook.xml: not a workbook", "xlsx-no-body")
+    rels = _rels(package, main)
+    shared: list[str] = []
+    strings_target = next(
+        (t for k, t, _ in rels.values() if k.endswith("/sharedStrings")), "xl/sharedStrings.xml"
+    )
+    strings = package.xml(strings_target)
+    if strings is not None:
+        shared = [_cell_text(si) for si in strings.iter(f"{_S}si")]
+    lines: list[str] = []
+    headings: list[dict[str, Any]] = []
+    names: list[str] = []
+    links: list[tuple[str, str]] = []
+    cells = 0
+    capped = False
+    for sheet in root.iter(f"{_S}sheet"):
+        name = sheet.get("name", "")
+        rel = rels.get(sheet.get(f"{_R}id", ""))
+        if rel is None:
+            continue
+        names.append(name)
+        headings.append({"level": 2, "text": name})
+        lines.append(name)
+        sheet_root = package.xml(rel[1])
+        if sheet_root is None:
+            continue
+        for row in sheet_root.iter(f"{_S}row"):
+            values = []
+            for cell in row.iter(f"{_S}c"):
+                cells += 1
+                kind = cell.get("t", "n")
+                if kind == "inlineStr":
+                    value = _cell_text(cell)
+                else:
+                    v = cell.find(f"{_S}v")
+                    value = v.text or "" if v is not None else ""
+                    if kind == "s" and value.strip().isdigit():
+                        index = int(value)
+                        value = shared[index] if index < len(shared) else ""
+                    elif kind == "b":
+                        value = "TRUE" if value == "1" else "FALSE"
+                if value.strip():
+                    values.append(collapse(value))
+            if values:
+                lines.append("\t".join(values))
+            if cells >= options.max_cells:
+                capped = True
+                break
+        sheet_rels = _rels(package, rel[1])
+        for link in sheet_root.iter(f"{_S}hyperlink"):
+            target = sheet_rels.get(link.get(f"{_R}id", ""))
+            if target is not None and target[2]:
+                links.append((target[1], link.get("display", "") or link.get("ref", "")))
+        if capped:
+            break
+    meta = _core_properties(package)
+    meta["sheets"] = names
+    if headings:
+        meta["headings"] = headings
+    out = Converted(text="\n".join(lines), metadata=meta, links=links[: options.max_links])
+    out.title = str(meta.get("title", ""))
+    if capped:
+        out.count("xlsx/cells-capped")
+        out.warnings.append(f"stopped after {options.max_cells} cells")
+    return out
+
+
+# --- ODF -------------------------------------------------------------------------------------------
+
+
+def _odf_meta(package: Package) -> dict[str, Any]:
+    root = package.xml("meta.xml")
+    meta: dict[str, Any] = {}
+    if root is None:
+        return meta
+    office_meta = root.find(f"{_OFFICE}meta")
+    if office_meta is None:
+        return meta
+    names = {
+        f"{_DC}title": "title",
+        f"{_META}initial-creator": "author",
+        f"{_DC}creator": "last_modified_by",
+        f"{_META}creation-date": "created",
+        f"{_DC}date": "modified",
+        f"{_DC}subject": "subject",
+        f"{_DC}description": "description",
+        f"{_DC}language": "lang",
+    }
+    keywords = []
+    for child in office_meta:
+        if child.tag == f"{_META}keyword" and child.text:
+            keywords.append(child.text.strip())
+        key = names.get(child.tag)
+        if key and child.text and child.text.strip():
+            meta[key] = child.text.strip()
+    if keywords:
+        meta["keywords"] = ", ".join(keywords)
+    if "author" not in meta and "last_modified_by" in meta:
+        meta["author"] = meta.pop("last_modified_by")
+    return meta
+
+
+def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
+    """An OpenDocument text, spreadsheet or presentation: headings, links, sheets, notes."""
+    package = open_package(data, options)
+    root = package.xml("content.xml")
+    if root is None:
+        raise ConversionError("no content.xml: not an OpenDocument file", "odf-no-body")
+
+    def heading(el: ET.Element) -> int | None:
+        if el.tag != f"{_TEXT}h":
+            return None
+        level = el.get(f"{_TEXT}outline-level", "1")
+        return int(level) if level.isdigit() else 1
+
+    def link(el: ET.Element) -> str | None:
+        if el.tag != f"{_TEXT}a":
+            return None
+        href = el.get(f"{_XLINK}href", "")
+        return href if href.startswith(("http://", "https://")) else None
+
+    walker = _Walker(
+        blocks=frozenset({f"{_TEXT}p", f"{_TEXT}h"}),
+        skip=frozenset(
+            {
+                f"{_OFFICE}annotation",
+                f"{_TEXT}tracked-changes",
+                f"{_TEXT}note-citation",
+                f"{_OFFICE}forms",
+                f"{_TEXT}sequence-decls",
+                f"{_TABLE}table-header-columns",
+                f"{_TABLE}table-columns",
+            }
+        ),
+        text_tags=None,
+        tabs=frozenset({f"{_TEXT}tab"}),
+        breaks=frozenset({f"{_TEXT}line-break"}),
+        heading=heading,
+        link=link,
+        spaces=f"{_TEXT}s",
+    )
+    body = root.find(f"{_OFFICE}body")
+    sheets: list[str] = []
+    slides = 0
+    for el in body.iter() if body is not None else ():
+        if el.tag == f"{_OFFICE}spreadsheet":
+            for table in el.iter(f"{_TABLE}table"):
+                name = table.get(f"{_TABLE}name", "")
+                sheets.append(name)
+                walker.lines.append(name)
+                walker.headings.append({"level": 2, "text": name})
+                _sheet_rows(walker, table, options)
+            break
+        if el.tag in (f"{_OFFICE}text", f"{_OFFICE}presentation"):
+            for child in el:
+                slides += child.tag == f"{_DRAW}page"
+                _walk_blocks(walker, child)
+            break
+    meta = _odf_meta(package)
+    if sheets:
+        meta["sheets"] = sheets
+    if slides:
+        meta["slides"] = slides
+    return _finish(walker, meta, options)
+
+
+def _sheet_rows(walker: _Walker, table: ET.Element, options: ConvertOptions) -> None:
+    """One line per spreadsheet row, its non-empty cells tab-separated (as for XLSX)."""
+    cells = 0
+    cell_tags = (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell")
+    inner = _Walker(blocks=walker.blocks, skip=walker.skip, text_tags=None, tabs=walker.tabs,
+                    breaks=walker.breaks, link=walker.link, spaces=walker.spaces)  # fmt: skip
+    for row in table.iter(f"{_TABLE}table-row"):
+        values: list[str] = []
+        for cell in row:
+            if cell.tag not in cell_tags:
+                continue
+            cells += 1
+            if not len(cell):
+                continue  # an empty cell (often one standing for thousands of repeated ones)
+            first = cell[0]
+            if len(cell) == 1 and first.tag == f"{_TEXT}p" and not len(first):
+                text = " ".join((first.text or "").split())  # the common case: one plain paragraph
+            else:
+                inner.lines.clear()
+                _walk_blocks(inner, cell)
+                text = " ".join(inner.text().split())
+            if text:
+                # A run of identical cells is stored once with a repeat count; a few are kept.
+                repeat = cell.get(f"{_TABLE}number-columns-repeated", "1")
+                values.extend([text] * min(int(repeat) if repeat.isdigit() else 1, 20))
+        if values:
+            walker.lines.append("\t".join(values))
+        if cells >= options.max_cells:
+            break
+    walker.links.extend(inner.links)
+
+
+def _walk_blocks(walker: _Walker, el: ET.Element) -> None:
+    """Walk down to the paragraphs of ``el`` (frames, cells, lists, notes are containers)."""
+    if el.tag in walker.blocks:
+        walker.walk(el)
+        return
+    if el.tag in walker.skip:
+        return
+    for child in el:
+        _walk_blocks(walker, child)
+
+
+# --- EPUB ------------------------------------------------------------------------------------------
+
+
+def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
+    """An EPUB book: its chapters in spine order through the HTML converter, and its OPF metadata."""
+    from trawl.convert.html import extract_html  # noqa: PLC0415  # html imports the pipeline steps
+
+    package = open_package(data, options)
+    container = package.xml("META-INF/container.xml")
+    rootfile = container.find(f".//{_CONTAINER}rootfile") if container is not None else None
+    opf_name = rootfile.get("full-path", "") if rootfile is not None else ""
+    opf = package.xml(opf_name) if opf_name else None
+    if opf is None:
+        raise ConversionError("no readable OPF package document: not an EPUB", "epub-no-body")
+    folder = posixpath.dirname(opf_name)
+    meta: dict[str, Any] = {}
+    metadata_el = opf.find(f"{_OPF}metadata")
+    names = {"title": "title", "creator": "author", "language": "lang", "date": "published",
+             "description": "description", "subject": "keywords", "publisher": "publisher"}  # fmt: skip
+    for child in metadata_el if metadata_el is not None else ():
+        key = names.get(local_name(child.tag))
+        if key and child.text and child.text.strip() and key not in meta:
+            meta[key] = child.text.strip()
+    manifest = {
+        item.get("id", ""): posixpath.normpath(posixpath.join(folder, item.get("href", "")))
+        for item in opf.iter(f"{_OPF}item")
+    }
+    lines: list[str] = []
+    headings: list[dict[str, Any]] = []
+    links: list[tuple[str, str]] = []
+    chapters = 0
+    for ref in opf.iter(f"{_OPF}itemref"):
+        part = manifest.get(ref.get("idref", ""))
+        chapter = package.read(part) if part else None
+        if chapter is None:
+            continue
+        chapters += 1
+        page = extract_html(chapter.decode("utf-8", "replace"), options.url or "about:blank")
+        if page.text:
+            lines.append(page.text)
+        headings.extend(page.metadata.get("headings", []))
+        links.extend((link.url, link.text) for link in page.links)
+    meta["chapters"] = chapters
+    if headings:
+        meta["headings"] = headings[:100]
+    out = Converted(text="\n".join(lines), metadata=meta, links=links[: options.max_links])
+    out.title = str(meta.get("title", ""))
+    return out

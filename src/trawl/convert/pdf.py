@@ -1,0 +1,297 @@
+"""PDF to text with pypdfium2 (PDFium: Apache-2.0/BSD-3), pypdf (BSD-3) as the fallback.
+
+Text comes from PDFium's text layer page by page, in the order PDFium's layout analysis gives
+(content order, with its line breaks), and is then cleaned the way a search engine needs it:
+
+* **hyphenation**: PDFium marks a hyphen it judged to be a line-end hyphenation with U+FFFE and
+  joins the word itself; a plain ``-`` at the end of a line followed by a lower-case letter is
+  joined too (``exam-\\nple`` → ``example``);
+* **ligatures** (U+FB00-FB06: ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) are mapped to their letters, so ``ﬁnal`` matches
+  ``final``;
+* **running headers, footers and page numbers**: a line among the first or last two of a page
+  that recurs (digits ignored) on at least half of the pages, three at least (on every page of
+  a document of two or three pages), is dropped, and so
+  is a bare page number (``12``, ``Page 3 of 10``, ``- iv -``) opening or closing a page of a
+  multi-page document;
+* **scanned PDFs**: a page with image objects and (almost) no text is counted; when such pages
+  are at least half of those read, the result is flagged ``needs_ocr`` (text is not invented).
+  A page whose text layer is mostly private-use, replacement or control characters (fonts with
+  no usable character map: glyph ids, not words) counts the same way, and its junk is dropped
+  (``pdf/garbled-pages``).
+
+Bounds: at most ``max_pages`` pages are read (``pdf/pages-capped``; ``metadata["pages"]`` is
+always the full count), text is cut at ``max_chars``. Encrypted files that need a password are
+refused (``pdf-encrypted``), unreadable ones too (``pdf-malformed``). Metadata: title, author,
+subject, keywords, creator, producer and the creation and modification dates. Links: the
+http(s) targets of link annotations, with the text under each as anchor text, and URLs written
+in the text (PDFium's web-link detection, the URL as its own anchor text).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from typing import Any
+
+from trawl.convert.base import ConversionError, Converted, ConvertOptions
+from trawl.errors import MissingDependency
+
+__all__ = [
+    "GARBLED_SHARE",
+    "LIGATURES",
+    "clean_page_text",
+    "convert_pdf",
+    "convert_pdf_pypdf",
+    "drop_running_lines",
+    "garbled",
+]
+
+#: Ligature code points and the letters they stand for.
+LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "st",
+        "\ufb06": "st",
+    }
+)
+_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-\n(?=[a-zà-ÿ])")
+_DASHES = "-\u2013\u2014"  # hyphen, en dash, em dash around a page number: "- 4 -"
+_PAGE_NUMBER = re.compile(
+    rf"^(?:[{_DASHES}]\s*)?(?:page\s+|p\.\s*|seite\s+)?(?:\d{{1,5}}|[ivxlcdm]{{1,7}})"
+    rf"(?:\s*(?:of|/|von|de)\s*\d{{1,5}})?(?:\s*[{_DASHES}])?$",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_EDGE = 2  # how many lines at the top and the bottom of a page may be running lines
+_SCANNED_CHARS = 20  # fewer characters than this on a page with images: a scanned page
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_JUNK = re.compile(r"[\ue000-\uf8ff\ufffd\x00-\x08\x0b-\x1f]")
+#: A page whose text is more than this share of private-use, replacement and control characters
+#: has fonts without a usable character map: its "text" is glyph ids, not words.
+GARBLED_SHARE = 0.3
+
+
+def garbled(text: str) -> bool:
+    """Whether a page's raw text is mostly glyph ids rather than characters (see GARBLED_SHARE)."""
+    if len(text) < _SCANNED_CHARS:
+        return False
+    return len(_JUNK.findall(text)) > GARBLED_SHARE * len(text.strip())
+
+
+def clean_page_text(text: str) -> str:
+    """One page's text: LF line ends, PDFium's hyphen markers and ligatures resolved, control
+    characters removed, lines trimmed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "")
+    text = _CONTROLS.sub("", text)
+    text = text.translate(LIGATURES)
+    text = _HYPHEN_BREAK.sub("", text)
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+def _key(line: str) -> str:
+    return _DIGITS.sub("#", line.lower())
+
+
+def drop_running_lines(pages: list[list[str]]) -> tuple[list[list[str]], int]:
+    """Remove running headers/footers and page numbers (see the module docstring).
+
+    Returns the pages' remaining lines and the number of lines removed.
+    """
+    n = len(pages)
+    if n < 2:
+        return pages, 0
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        edge = {*lines[:_EDGE], *lines[-_EDGE:]}
+        counts.update({_key(line) for line in edge})
+    need = n if n < 4 else max(3, (n + 1) // 2)  # two or three pages: on every one of them
+    running = {key for key, c in counts.items() if c >= need}
+    removed = 0
+    out: list[list[str]] = []
+    for lines in pages:
+        keep = list(lines)
+        for index in (*range(min(_EDGE, len(lines))), *range(max(len(lines) - _EDGE, 0), len(lines))):
+            line = lines[index]
+            if _key(line) in running or _PAGE_NUMBER.match(line):
+                keep[index] = ""
+        removed += sum(1 for line in keep if not line) - sum(1 for line in lines if not line)
+        out.append([line for line in keep if line])
+    return out, removed
+
+
+def _finish(
+    pages: list[str], meta: dict[str, Any], options: ConvertOptions, scanned: int, read: int
+) -> Converted:
+    split = [page.split("\n") if page else [] for page in pages]
+    kept, removed = drop_running_lines(split)
+    text = "\n".join("\n".join(lines) for lines in kept if lines)
+    out = Converted(text=text, metadata=meta)
+    if removed:
+        out.count("pdf/running-lines-dropped", removed)
+    if read and scanned * 2 >= read and scanned:
+        out.needs_ocr = True
+        out.count("pdf/needs-ocr")
+    if len(out.text) > options.max_chars:
+        out.text = out.text[: options.max_chars]
+        out.count("convert/capped")
+    title = meta.get("title")
+    out.title = title if isinstance(title, str) else ""
+    return out
+
+
+_META_KEYS = {
+    "Title": "title",
+    "Author": "author",
+    "Subject": "subject",
+    "Keywords": "keywords",
+    "Creator": "creator",
+    "Producer": "producer",
+    "CreationDate": "created",
+    "ModDate": "modified",
+}
+
+
+def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
+    """A PDF's text and metadata through PDFium (module docstring); pypdf when PDFium is absent."""
+    try:
+        import pypdfium2 as pdfium  # noqa: PLC0415  # the 'convert' extra
+        import pypdfium2.raw as pdfium_c  # noqa: PLC0415
+    except ImportError:
+        return convert_pdf_pypdf(data, options)
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        message = str(exc)
+        if "password" in message.lower():
+            raise ConversionError(f"the PDF is encrypted: {message}", "pdf-encrypted") from exc
+        raise ConversionError(f"not a readable PDF: {message}", "pdf-malformed") from exc
+    try:
+        total = len(pdf)
+        meta: dict[str, Any] = {"pages": total}
+        for key, value in pdf.get_metadata_dict(skip_empty=True).items():
+            if key in _META_KEYS and value.strip():
+                meta[_META_KEYS[key]] = value.strip()
+        pages: list[str] = []
+        links: dict[str, str] = {}
+        scanned = unreadable = 0
+        chars = 0
+        read = min(total, options.max_pages)
+        for index in range(read):
+            page = pdf[index]
+            try:
+                textpage = page.get_textpage()
+                try:
+                    raw = textpage.get_text_range()
+                    if len(links) < options.max_links:
+                        _page_links(pdf, page, textpage, links)
+                finally:
+                    textpage.close()
+                text = clean_page_text(raw)
+                if garbled(raw):
+                    unreadable += 1
+                    text = ""
+                elif len(text) < _SCANNED_CHARS and any(
+                    obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=2)
+                ):
+                    scanned += 1
+            finally:
+                page.close()
+            pages.append(text)
+            chars += len(text)
+            if chars > options.max_chars:
+                break
+        out = _finish(pages, meta, options, scanned + unreadable, len(pages))
+        if unreadable:
+            out.count("pdf/garbled-pages", unreadable)
+        out.links = list(links.items())[: options.max_links]
+        if total > options.max_pages:
+            out.count("pdf/pages-capped")
+            out.warnings.append(f"read {options.max_pages} of {total} pages")
+        return out
+    finally:
+        pdf.close()
+
+
+def _page_links(pdf: Any, page: Any, textpage: Any, links: dict[str, str]) -> None:
+    """The page's http(s) links: link annotations (with the text under them as anchor text), then
+    URLs written in the text itself (PDFium's web-link detection). First anchor text wins."""
+    import ctypes  # noqa: PLC0415  # only the PDF path needs it
+
+    import pypdfium2.raw as pdfium_c  # noqa: PLC0415
+
+    pos = ctypes.c_int(0)
+    link = pdfium_c.FPDF_LINK()
+    while pdfium_c.FPDFLink_Enumerate(page.raw, ctypes.byref(pos), ctypes.byref(link)):
+        action = pdfium_c.FPDFLink_GetAction(link)
+        if not action or pdfium_c.FPDFAction_GetType(action) != pdfium_c.PDFACTION_URI:
+            continue
+        size = pdfium_c.FPDFAction_GetURIPath(pdf.raw, action, None, 0)
+        if size <= 1 or size > 8192:
+            continue
+        buf = ctypes.create_string_buffer(size)
+        pdfium_c.FPDFAction_GetURIPath(pdf.raw, action, buf, size)
+        url = buf.value.decode("utf-8", "replace").strip()
+        if not url.startswith(("http://", "https://")) or url in links:
+            continue
+        rect = pdfium_c.FS_RECTF()
+        anchor = ""
+        if pdfium_c.FPDFLink_GetAnnotRect(link, ctypes.byref(rect)):
+            anchor = " ".join(textpage.get_text_bounded(rect.left, rect.bottom, rect.right, rect.top).split())
+        links[url] = anchor
+    found = pdfium_c.FPDFLink_LoadWebLinks(textpage.raw)
+    if not found:
+        return
+    try:
+        for index in range(min(pdfium_c.FPDFLink_CountWebLinks(found), 1000)):
+            size = pdfium_c.FPDFLink_GetURL(found, index, None, 0)
+            if size <= 1 or size > 8192:
+                continue
+            chars = (ctypes.c_ushort * size)()
+            pdfium_c.FPDFLink_GetURL(found, index, chars, size)
+            url = bytes(chars).decode("utf-16-le", "replace").rstrip("\x00").strip()
+            if url.startswith(("http://", "https://")) and url not in links:
+                links[url] = url
+    finally:
+        pdfium_c.FPDFLink_CloseWebLinks(found)
+
+
+def convert_pdf_pypdf(data: bytes, options: ConvertOptions) -> Converted:
+    """The same through pypdf (pure Python): slower, used when pypdfium2 is not installed."""
+    try:
+        import pypdf  # noqa: PLC0415
+        from pypdf.errors import PyPdfError  # noqa: PLC0415
+    except ImportError as exc:
+        raise MissingDependency("pypdfium2", "convert", "the PDF converter") from exc
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ConversionError("the PDF is encrypted", "pdf-encrypted")
+        total = len(reader.pages)
+        meta: dict[str, Any] = {"pages": total}
+        info: Any = reader.metadata or {}
+        for key, value in info.items():
+            name = _META_KEYS.get(str(key).lstrip("/"))
+            if name and isinstance(value, str) and value.strip():
+                meta[name] = value.strip()
+        pages: list[str] = []
+        scanned = 0
+        for index in range(min(total, options.max_pages)):
+            page = reader.pages[index]
+            raw = page.extract_text() or ""
+            text = "" if garbled(raw) else clean_page_text(raw)
+            if garbled(raw) or (len(text) < _SCANNED_CHARS and list(page.images)):
+                scanned += 1
+            pages.append(text)
+    except ConversionError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise ConversionError(f"not a readable PDF: {type(exc).__name__}: {exc}", "pdf-malformed") from exc
+    return _finish(pages, meta, options, scanned, len(pages))

@@ -1,0 +1,284 @@
+"""The converter registry: format → converter, and the pipeline step that uses it.
+
+:data:`REGISTRY` maps each format name that :func:`~trawl.convert.identify.identify` reports to a
+:class:`ConverterSpec`: the function, whether it takes bytes or decoded characters, and whether
+it runs isolated in a worker process (:class:`~trawl.convert.guard.Guard`) — PDF (PDFium is C) and
+every ZIP package (bombs, deep XML). :func:`convert_bytes` is the whole job for one payload —
+identify, decode if textual, convert, check the metadata (:func:`~trawl.convert.meta.check_metadata`)
+— and never raises for bad input: a refusal or failure comes back as :attr:`Conversion.dropped`
+(``<format>-<why>`` or a converter's own reason such as ``zip-bomb``) with a message.
+
+:class:`FormatConverter` is the pipeline step for every document that is neither HTML nor plain
+text (those keep their own steps, which share the decoding already done). It sets ``text``,
+``title``, ``links`` and ``metadata`` (with ``metadata["format"]``, and ``needs_ocr`` where it
+applies), refines ``sniffed_type`` and ``type_mismatch`` from the whole payload, and counts
+``convert/<format>``; a document whose conversion fails is dropped with reason
+``convert/<reason>``; a format with no converter (images, archives, legacy OLE files) is kept
+untouched and counted as ``convert/skipped/<type>``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any, ClassVar, Literal
+from urllib.parse import unquote, urlsplit
+
+from trawl.convert.base import ConversionError, Converted, ConvertOptions
+from trawl.convert.feeds import convert_feed, convert_xml
+from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
+from trawl.convert.identify import Identity, format_of_type, identify
+from trawl.convert.meta import check_metadata
+from trawl.convert.office import convert_docx, convert_epub, convert_odf, convert_pptx, convert_xlsx
+from trawl.convert.pdf import convert_pdf
+from trawl.convert.rtf import convert_rtf
+from trawl.convert.sniff import effective_type, is_html, is_plain_text
+from trawl.convert.text import normalize_text, text_title
+from trawl.decode.charset import DECODED_KEY, decode_html
+from trawl.decode.http import entity_body
+from trawl.document import Document, Link
+from trawl.errors import ConfigError, MissingDependency
+from trawl.pipeline.base import Step
+
+__all__ = [
+    "REGISTRY",
+    "Conversion",
+    "ConverterSpec",
+    "FormatConverter",
+    "convert_bytes",
+    "convert_html",
+    "convert_text",
+    "filename_of",
+]
+
+
+def convert_html(data: bytes | str, options: ConvertOptions) -> Converted:
+    """HTML through :func:`~trawl.convert.html.extract_html`, as a :class:`Converted`."""
+    from trawl.convert.html import extract_html  # noqa: PLC0415  # html.py imports this package's steps
+
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    page = extract_html(text[: options.max_chars], options.url or "about:blank", max_links=options.max_links)
+    out = Converted(text=page.text, title=page.title, metadata=page.metadata, counts=page.counts)
+    out.links = [(link.url, link.text) for link in page.links]
+    return out
+
+
+def convert_text(data: bytes | str, options: ConvertOptions) -> Converted:
+    """Plain text: line ends normalised, first non-empty line as the title."""
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    text = normalize_text(text[: options.max_chars])
+    return Converted(text=text, title=text_title(text))
+
+
+@dataclass(slots=True, frozen=True)
+class ConverterSpec:
+    """How one format is converted."""
+
+    format: str
+    func: Callable[[Any, ConvertOptions], Converted]
+    input: Literal["bytes", "text"] = "bytes"  # "text": decoded characters (markup and text)
+    isolate: bool = False  # run in the guarded worker process
+
+
+#: Every format trawl converts, by the name :func:`identify` gives it.
+REGISTRY: dict[str, ConverterSpec] = {
+    spec.format: spec
+    for spec in (
+        ConverterSpec("html", convert_html, "text"),
+        ConverterSpec("text", convert_text, "text"),
+        ConverterSpec("xml", convert_xml, "text"),
+        ConverterSpec("rss", convert_feed, "text"),
+        ConverterSpec("atom", convert_feed, "text"),
+        ConverterSpec("rtf", convert_rtf),
+        ConverterSpec("pdf", convert_pdf, isolate=True),
+        ConverterSpec("docx", convert_docx, isolate=True),
+        ConverterSpec("pptx", convert_pptx, isolate=True),
+        ConverterSpec("xlsx", convert_xlsx, isolate=True),
+        ConverterSpec("odt", convert_odf, isolate=True),
+        ConverterSpec("ods", convert_odf, isolate=True),
+        ConverterSpec("odp", convert_odf, isolate=True),
+        ConverterSpec("epub", convert_epub, isolate=True),
+    )
+}
+
+
+@dataclass(slots=True)
+class Conversion:
+    """What :func:`convert_bytes` made of one payload."""
+
+    identity: Identity
+    converted: Converted | None = None
+    dropped: str | None = None  # the reason, when the payload was refused or conversion failed
+    message: str = ""
+    skipped: bool = False  # no converter for this format (an image, an archive)
+    seconds: float = 0.0
+    encoding: str | None = None
+    meta_flags: list[str] = field(default_factory=list)
+
+
+def filename_of(url: str) -> str | None:
+    """The last path segment of a URL (``…/report.pdf`` → ``report.pdf``), if it has one."""
+    try:
+        name = PurePosixPath(unquote(urlsplit(url).path)).name
+    except ValueError:
+        return None
+    return name or None
+
+
+def _run(
+    spec: ConverterSpec, payload: bytes | str, options: ConvertOptions, guard: Guard | None
+) -> Converted:
+    if spec.isolate and guard is not None:
+        result: Converted = guard.call(spec.func, payload, options)
+        return result
+    try:
+        return spec.func(payload, options)
+    except (ConversionError, MissingDependency):
+        raise
+    except MemoryError as exc:
+        raise ConversionError("out of memory", "memory") from exc
+    except RecursionError as exc:
+        raise ConversionError("the document is nested too deeply", "too-deep") from exc
+    except Exception as exc:  # a library failure on bad input is the document's problem, not the run's
+        raise ConversionError(f"{type(exc).__name__}: {exc}"[:500], "failed") from exc
+
+
+def _reason(fmt: str, reason: str) -> str:
+    """``failed`` → ``pdf-failed``; reasons that already say their format stay as they are."""
+    generic = ("failed", "timeout", "crashed", "memory", "too-deep")
+    return f"{fmt}-{reason}" if reason in generic else reason
+
+
+def convert_bytes(
+    data: bytes,
+    *,
+    declared: str | None = None,
+    filename: str | None = None,
+    options: ConvertOptions | None = None,
+    guard: Guard | None = None,
+    text: str | None = None,
+) -> Conversion:
+    """Identify and convert one payload; never raises for bad input (see the module docstring).
+
+    ``text`` is the payload already decoded (the pipeline's decoder ran); otherwise textual
+    formats are decoded here. Without a ``guard`` everything runs in this process.
+    """
+    options = options or ConvertOptions()
+    t0 = time.perf_counter()
+    identity = identify(data, declared, filename)
+    result = Conversion(identity)
+    spec = REGISTRY.get(identity.format)
+    if spec is None:
+        result.skipped = True
+        if identity.truncated:
+            result.dropped, result.message = "zip-truncated", "a ZIP without a readable central directory"
+        return result
+    payload: bytes | str = data
+    if spec.input == "text":
+        if text is None:
+            decoded = decode_html(data, declared, html=identity.format == "html")
+            text, result.encoding = decoded.text, decoded.encoding
+        payload = text
+    try:
+        converted = _run(spec, payload, options, guard)
+    except ConversionError as exc:
+        result.dropped, result.message = _reason(identity.format, exc.reason), str(exc)
+    except MissingDependency as exc:
+        result.skipped = True
+        result.message = str(exc)
+    else:
+        if len(converted.text) > options.max_chars:
+            converted.text = converted.text[: options.max_chars]
+            converted.count("convert/capped")
+        claimed_title = converted.metadata.get("title")
+        result.meta_flags = check_metadata(converted.metadata)
+        if claimed_title and converted.title == claimed_title:
+            trusted = converted.metadata.get("title")  # gone if it was a placeholder
+            converted.title = trusted if isinstance(trusted, str) else ""
+        if not converted.title:
+            converted.title = text_title(converted.text)
+        result.converted = converted
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+class FormatConverter(Step):
+    """Converts PDF, office, ODF, EPUB, RTF, XML and feed documents (see the module docstring)."""
+
+    name: ClassVar[str] = "convert"
+
+    def __init__(
+        self,
+        *,
+        max_chars: int = 5_000_000,
+        isolate: bool = True,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_memory: int = DEFAULT_MAX_MEMORY,
+        max_pages: int = 2_000,
+    ) -> None:
+        if max_chars <= 0 or max_pages <= 0:
+            raise ConfigError(
+                f"convert: max_chars and max_pages must be positive, not {max_chars}, {max_pages}"
+            )
+        self.options = ConvertOptions(max_chars=max_chars, max_pages=max_pages)
+        self.guard = Guard(timeout=timeout, max_memory=max_memory) if isolate else None
+
+    def close(self) -> None:
+        if self.guard is not None:
+            self.guard.close()
+
+    def _apply(self, doc: Document) -> Document | None:
+        kind = effective_type(doc)
+        if is_html(kind) or is_plain_text(kind):
+            return doc  # the HTML and text converters share the decoder's work
+        payload = entity_body(doc).data
+        text = doc.metadata.pop(DECODED_KEY, None)
+        options = ConvertOptions(
+            url=doc.url,
+            max_chars=self.options.max_chars,
+            max_pages=self.options.max_pages,
+        )
+        conversion = convert_bytes(
+            payload,
+            declared=doc.content_type,
+            filename=filename_of(doc.url),
+            options=options,
+            guard=self.guard,
+            text=text if isinstance(text, str) else None,
+        )
+        identity = conversion.identity
+        doc.metadata["format"] = identity.format
+        if format_of_type(doc.sniffed_type) != identity.format:
+            doc.sniffed_type = identity.mime
+            doc.type_mismatch = identity.declared_disagrees or (
+                not doc.http_headers and identity.extension_disagrees
+            )
+        if conversion.dropped is not None:
+            reason = f"convert/{conversion.dropped}"
+            doc.dropped = reason
+            doc.error(self.name, conversion.message)
+            if self.ctx is not None:
+                self.ctx.drop(self.name, reason, conversion.message, url=doc.url, source=doc.source)
+            return None
+        converted = conversion.converted
+        if converted is None:
+            if conversion.message:
+                doc.error(self.name, conversion.message)
+            self.count(f"convert/skipped/{identity.mime}")
+            return doc
+        doc.text = converted.text
+        doc.title = converted.title
+        doc.links = [Link(url, anchor) for url, anchor in converted.links]
+        doc.metadata.update(converted.metadata)
+        if converted.needs_ocr:
+            doc.metadata["needs_ocr"] = True
+        for warning in converted.warnings:
+            doc.error(self.name, warning)
+        for key, n in converted.counts.items():
+            self.count(key, n)
+        for flag in conversion.meta_flags:
+            self.count(f"convert/metadata/{flag}")
+        self.count(f"convert/{identity.format}")
+        return doc
