@@ -32,6 +32,7 @@ for a lead character followed by a continuation character.
 # ruff: noqa: RUF001, RUF002, RUF003 -- the subject is look-alike characters; they are meant
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
@@ -209,18 +210,28 @@ def _utf8(data: bytes) -> str | None:
         return None
 
 
+_TRANSLATIONS: dict[str, dict[int, int | None]] = {}
+
+
+def _translation(cp: _CodePage) -> dict[int, int | None]:
+    # Characters the code page encodes become the Latin-1 character of their byte; the Latin-1
+    # characters it does not encode are deleted, which the length check in _encode catches.
+    table = _TRANSLATIONS.get(cp.name)
+    if table is None:
+        table = _TRANSLATIONS[cp.name] = dict.fromkeys(range(0x80, 0x100))
+        table.update(cp.encode_map)
+    return table
+
+
 def _encode(text: str, cp: _CodePage) -> bytes | None:
-    out = bytearray()
-    for ch in text:
-        o = ord(ch)
-        if o < 0x80:
-            out.append(o)
-        else:
-            b = cp.encode_map.get(o)
-            if b is None:
-                return None
-            out.append(b)
-    return bytes(out)
+    """``text`` in code page ``cp``'s bytes, or ``None`` when a character is not in it."""
+    out = text.translate(_translation(cp))
+    if len(out) != len(text):
+        return None
+    try:
+        return out.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
 
 
 @lru_cache(maxsize=4096)
@@ -318,46 +329,90 @@ def _truncated(t: str) -> re.Pattern[str]:
     return re.compile(f"(?:{_cls(t, 0xE0, 0xEF)}{cont}|{_cls(t, 0xF0, 0xF4)}{cont}{{1,2}})\ufffd")
 
 
-def _spans(text: str, cp: _CodePage) -> list[_Span]:
-    spans: list[_Span] = []
-    lost = _lost_nbsp_spans(text, cp)
-    for m in cp.run.finditer(text):
-        raw = m.group()
-        data = _encode(raw, cp)
-        fixed = _utf8(data) if data is not None else None
-        if fixed is None or not _plausible(fixed):
-            continue
+#: Credible evidence from one code page beyond which its weaker sequences are mended too.
+_CONTEXT_EVIDENCE = 3.0
+
+
+_Facts = tuple[str, bool, bool, bool, bool, bool]
+_FACTS: dict[tuple[str, str], _Facts | None] = {}
+
+
+def _run_facts(raw: str, cp: _CodePage) -> _Facts | None:
+    """What a run says without its context: (repair, certain, strong lead, letters of the code
+    page's scripts, Latin letters, damaged twice); ``None`` when it is not credible at all.
+
+    Cached: damaged text repeats the same few runs (its words' accented letters) thousands of times.
+    """
+    key = (raw, cp.name)
+    if key in _FACTS:
+        return _FACTS[key]
+    data = _encode(raw, cp)
+    fixed = _utf8(data) if data is not None else None
+    facts: _Facts | None = None
+    if fixed is not None and _plausible(fixed):
         certain = (
             any(_wide_ok(ch) for ch in fixed)
             or (len(fixed) >= 2 and any(ord(ch) >= 0x800 for ch in fixed))
             or any(0x80 <= ord(ch) < 0xA0 for ch in raw)
         )
-        strong = certain or (
-            any(ch in cp.strong_leads for ch in raw[::2])
-            and not _natural(text, m.start(), m.end())
-            # a symbol lead (Mac Roman's √ ƒ ≈) is evidence only inside a word: ``g√¢teaux``
-            and (cp.weak_singles or (m.start() > 0 and text[m.start() - 1].isalpha()))
+        facts = (
+            fixed,
+            certain,
+            any(ch in cp.strong_leads for ch in raw[::2]),
+            _in_scripts(fixed, cp),
+            all(0xC0 <= ord(ch) <= 0x24F and ch.isalpha() for ch in fixed),
+            _misread_again(fixed, cp),
         )
-        credible_letters = _in_scripts(fixed, cp) and (
+    if len(_FACTS) >= _FACTS_MAX:
+        _FACTS.clear()
+    _FACTS[key] = facts
+    return facts
+
+
+_FACTS_MAX = 1 << 16
+
+
+def _spans(text: str, cp: _CodePage) -> list[_Span]:
+    spans: list[_Span] = []
+    weak: list[_Span] = []
+    lost = _lost_nbsp_spans(text, cp)
+    for m in cp.run.finditer(text):
+        facts = _run_facts(m.group(), cp)
+        if facts is None:
+            continue
+        fixed, certain, strong_lead, in_scripts, latin_letters, again = facts
+        start, end = m.start(), m.end()
+        strong = certain or (
+            strong_lead
+            and not _natural(text, start, end)
+            # a symbol lead (Mac Roman's √ ƒ ≈) is evidence only inside a word: ``g√¢teaux``
+            and (cp.weak_singles or (start > 0 and text[start - 1].isalpha()))
+        )
+        credible_letters = in_scripts and (
             len(fixed) >= 2
-            or (cp.latin and cp.weak_singles and (_lower_at(text, m.start() - 1) or _lower_at(text, m.end())))
+            or (cp.latin and cp.weak_singles and (_lower_at(text, start - 1) or _lower_at(text, end)))
         )
         latin_glued = (
             cp.latin_beside_ascii
-            and all(0xC0 <= ord(ch) <= 0x24F and ch.isalpha() for ch in fixed)
-            and (_ascii_letter_at(text, m.start() - 1) or _ascii_letter_at(text, m.end()))
+            and latin_letters
+            and (_ascii_letter_at(text, start - 1) or _ascii_letter_at(text, end))
         )
-        if (
-            certain
-            or (strong and (cp.latin or len(fixed) >= 2))
-            or credible_letters
-            or latin_glued
-            or _misread_again(fixed, cp)
-        ):
-            spans.append(_Span(m.start(), m.end(), fixed, float(len(fixed)), certain))
+        if certain or (strong and (cp.latin or len(fixed) >= 2)) or credible_letters or latin_glued or again:
+            spans.append(_Span(start, end, fixed, float(len(fixed)), certain))
+        elif in_scripts:
+            weak.append(_Span(start, end, fixed, 0.0, False))
+    if weak and sum(s.weight for s in spans) >= _CONTEXT_EVIDENCE:
+        # Text with this much damage from this code page: a lone sequence between spaces
+        # (Greek ``Î·`` for ``η``) is damage too, though it would not count on its own.
+        spans = sorted(spans + weak, key=lambda s: s.start)
     if lost and (spans or cp.name not in _NBSP_NEEDS_COMPANY):
-        taken = [(s.start, s.end) for s in spans]
-        spans.extend(s for s in lost if not any(a < s.end and s.start < b for a, b in taken))
+        # spans are in text order and do not overlap: a lost span overlaps one of them only if
+        # it overlaps the last span starting before its end
+        starts = [s.start for s in spans]
+        for extra in lost:
+            i = bisect.bisect_left(starts, extra.end) - 1
+            if i < 0 or spans[i].end <= extra.start:
+                spans.append(extra)
         spans.sort(key=lambda s: s.start)
     return spans
 
@@ -374,12 +429,20 @@ def _evidence(text: str) -> tuple[float, _CodePage | None, list[_Span]]:
     best: tuple[float, _CodePage | None, list[_Span]] = (0.0, None, [])
     if text.isascii():
         return best
-    for cp in _suspects(text):
-        spans = _spans(text, cp)
+    # The code page is chosen on the head of a long text; only the winner is read in full.
+    head = text[:_EVIDENCE_HEAD]
+    for cp in _suspects(head if len(text) > _EVIDENCE_HEAD else text):
+        spans = _spans(head, cp)
         weight = sum(s.weight for s in spans)
         if weight > best[0]:
             best = (weight, cp, spans)
+    if len(text) > _EVIDENCE_HEAD and best[1] is not None:
+        spans = _spans(text, best[1])
+        best = (sum(s.weight for s in spans), best[1], spans)
     return best
+
+
+_EVIDENCE_HEAD = 1 << 15
 
 
 def _score(evidence: float) -> float:
