@@ -1,0 +1,144 @@
+"""``trawl dedup COLLECTION`` (discovery) and ``trawl dedup near COLLECTION URL|--text`` (search).
+
+Both shapes share one argparse sub-parser: argparse cannot have a sub-command and a free
+positional in the same place, so the first positional decides — ``near`` means search, anything
+else is the collection. A collection directory literally called ``near`` is written ``./near``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from trawl.cli.common import add_config_options, out_console
+from trawl.dedup.collection import discover_collection, near_in_collection, pair_row
+from trawl.dedup.engine import METHODS, DedupOptions
+from trawl.errors import ConfigError
+from trawl.store.collection import Collection
+
+HELP = "find exact and near-duplicate documents in a collection (discovery), or one document's (search)"
+
+USAGE = """
+  trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [options]
+  trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"""
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "dedup",
+        help=HELP,
+        usage=USAGE,
+        description="Discovery (trawl dedup COLLECTION): every near-duplicate pair and cluster, each "
+        "cluster with its representative (the fullest copy); stored in the table's dup family and in "
+        "COLLECTION/index/dedup/report.json. Search (trawl dedup near COLLECTION URL, or --text): the "
+        "near duplicates of one document, with their similarity. Exact duplicates (same normalised "
+        "text) are always reported, with similarity 1.0. Methods: minhash (LSH candidates verified "
+        "by exact shingle Jaccard; the default), simhash (64-bit, Hamming ≤ k via Manku's permuted "
+        "tables), winnow (winnowed n-gram fingerprints, inverted index).",
+    )
+    p.add_argument("collection", metavar="COLLECTION", help="the collection (or the word 'near', see usage)")
+    p.add_argument("rest", nargs="*", metavar="URL", help=argparse.SUPPRESS)
+    p.add_argument("--text", metavar="TEXT", help="search: find the near duplicates of this text")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per pair and nothing else: a, b (URLs), similarity, method",
+    )
+    p.add_argument(
+        "--method",
+        action="append",
+        choices=[m for m in METHODS if m != "exact"] + ["all"],
+        help="near-duplicate method (repeatable; default minhash)",
+    )
+    p.add_argument("--threshold", type=float, default=0.8, help="Jaccard threshold (default 0.8)")
+    p.add_argument("--shingle", type=int, default=5, metavar="N", help="words per shingle (default 5)")
+    p.add_argument("--simhash-k", type=int, default=None, metavar="K", help="simhash Hamming radius")
+    p.add_argument("--limit", type=int, default=100, help="search: at most this many results")
+    p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
+    add_config_options(p)
+    p.set_defaults(func=run)
+
+
+def options_from(args: argparse.Namespace) -> DedupOptions:
+    chosen = args.method or ["minhash"]
+    if "all" in chosen:
+        chosen = [m for m in METHODS if m != "exact"]
+    if not 0.0 < args.threshold < 1.0:
+        raise ConfigError(f"--threshold must be between 0 and 1 (exclusive), got {args.threshold}")
+    if args.shingle < 1:
+        raise ConfigError(f"--shingle must be at least 1, got {args.shingle}")
+    kw: dict[str, Any] = {}
+    if args.simhash_k is not None:
+        kw["simhash_k"] = args.simhash_k
+    methods = tuple(dict.fromkeys(["exact", *chosen]))
+    return DedupOptions(shingle=args.shingle, threshold=args.threshold, methods=methods, **kw)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.collection == "near":
+        return _near(args)
+    if args.rest:
+        print(
+            f"trawl dedup: error: unexpected argument(s) {args.rest}; did you mean 'trawl dedup near'?",
+            file=sys.stderr,
+        )
+        return 2
+    if args.text is not None:
+        print(
+            "trawl dedup: error: --text needs the search form: trawl dedup near COLLECTION --text TEXT",
+            file=sys.stderr,
+        )
+        return 2
+    options = options_from(args)
+    with Collection.open(Path(args.collection), overrides=args.overrides) as coll:
+        result = discover_collection(coll, options, store=not args.no_store)
+    finder = result.finder
+    if args.json:
+        for pair in result.pairs:
+            print(json.dumps(pair_row(finder, pair), ensure_ascii=False))
+        return 0
+    out = out_console()
+    c = result.report["counters"]
+    out.print(
+        f"{len(finder)} documents, {c.get('dedup/pairs/exact', 0)} exact-duplicate pairs, "
+        f"{len(result.pairs) - c.get('dedup/pairs/exact', 0)} near-duplicate pairs, "
+        f"{len(result.clusters)} clusters ({result.seconds:.1f} s)"
+    )
+    for cl in result.clusters[:50]:
+        out.print(f"[bold]{finder.names[cl.representative]}[/]  ({cl.size} documents)")
+        for m in cl.members[1:]:
+            out.print(f"    {finder.names[m]}")
+    if len(result.clusters) > 50:
+        out.print(f"… {len(result.clusters) - 50} more clusters in the report")
+    if result.report_path is not None:
+        out.print(f"report: {result.report_path}")
+    return 0
+
+
+def _near(args: argparse.Namespace) -> int:
+    rest = list(args.rest)
+    if not rest:
+        print("trawl dedup: error: usage: trawl dedup near COLLECTION (URL | --text TEXT)", file=sys.stderr)
+        return 2
+    collection, targets = rest[0], rest[1:]
+    if (args.text is None) == (len(targets) != 1):
+        print("trawl dedup: error: give one URL or --text TEXT (not both)", file=sys.stderr)
+        return 2
+    options = options_from(args)
+    with Collection.open(Path(collection), overrides=args.overrides) as coll:
+        finder, pairs, name = near_in_collection(
+            coll, options, url=targets[0] if targets else None, text=args.text, limit=args.limit
+        )
+    for pair in pairs:
+        row = pair_row(finder, pair)
+        row["a"] = name
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False))
+        else:
+            print(f"{row['similarity']:.4f}\t{row['method']}\t{row['b']}")
+    if not pairs and not args.json:
+        print(f"no near duplicates of {name}", file=sys.stderr)
+    return 0

@@ -1,0 +1,174 @@
+"""Duplicate discovery and search over a trawl collection, with the results stored back in it.
+
+Reads every row's ``text:text`` cell (through :class:`~trawl.store.collection.Collection`), runs
+:class:`~trawl.dedup.engine.DuplicateFinder`, and stores:
+
+* per row, in the table's ``dup`` family: ``dup:cluster`` — the cluster's representative URL,
+  whether this row is it, the cluster size and this row's direct near-duplicate links (URL,
+  similarity, method; at most 20) — and ``dup:fingerprint`` — the normalised-text digest, the
+  simhash (hex) and the number of shingles. Every row is written, singletons included, so the
+  newest ``dup`` cells always reflect the latest run;
+* the report ``index/dedup/report.json`` (options, counters, every cluster with its members)
+  and ``index/dedup/pairs.jsonl`` (every pair, the same lines ``trawl dedup --json`` prints);
+* the run's counters as ``stats/<run>.json`` (``dedup/pairs/minhash``, …), so ``trawl show``
+  merges them with the ingest counters.
+
+A row without text (a binary file the converters could not read) is counted as
+``dedup/skipped/empty-text`` and takes part in nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trawl.dedup.cluster import Cluster
+from trawl.dedup.engine import DedupOptions, DuplicateFinder, Pair
+from trawl.pipeline.stats import Stats
+from trawl.store.collection import Collection
+
+__all__ = ["DiscoveryResult", "discover_collection", "load_finder", "near_in_collection", "pair_row"]
+
+MAX_LINKS = 20
+
+
+@dataclass(slots=True)
+class DiscoveryResult:
+    """What ``trawl dedup COLLECTION`` found and where it stored it."""
+
+    finder: DuplicateFinder
+    pairs: list[Pair]
+    clusters: list[Cluster]
+    report: dict[str, Any]
+    report_path: Path | None
+    seconds: float
+
+
+def _documents(coll: Collection, rows: list[str]) -> Iterator[tuple[str, str]]:
+    for record in coll.records():
+        rows.append(record.row)
+        yield record.url or record.row, record.text
+
+
+def load_finder(
+    coll: Collection, options: DedupOptions, progress: Callable[[int], None] | None = None
+) -> tuple[DuplicateFinder, list[str]]:
+    """A finder holding every document of the collection, and the table row of each."""
+    finder = DuplicateFinder(options)
+    rows: list[str] = []
+    docs = _documents(coll, rows)
+    if progress is not None:
+        docs = _counting(docs, progress)
+    finder.add(docs)
+    return finder, rows
+
+
+def _counting(docs: Iterator[tuple[str, str]], progress: Callable[[int], None]) -> Iterator[tuple[str, str]]:
+    for n, doc in enumerate(docs, 1):
+        if n % 1000 == 0:
+            progress(n)
+        yield doc
+
+
+def pair_row(finder: DuplicateFinder, pair: Pair) -> dict[str, Any]:
+    """The JSON line of one pair: ``a``, ``b`` (URLs), ``similarity``, ``method``."""
+    a = "<text>" if pair.a < 0 else finder.names[pair.a]
+    return {"a": a, "b": finder.names[pair.b], "similarity": pair.similarity, "method": pair.method}
+
+
+def discover_collection(
+    coll: Collection,
+    options: DedupOptions,
+    *,
+    store: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> DiscoveryResult:
+    """Find every duplicate pair and cluster in ``coll``; store them unless ``store`` is False."""
+    t0 = time.perf_counter()
+    finder, rows = load_finder(coll, options, progress)
+    pairs = finder.discover()
+    clusters = finder.clusters(pairs)
+    report = finder.report(pairs, clusters)
+    finder.counters["dedup/clusters"] = len(clusters)
+    finder.counters["dedup/clustered-documents"] = sum(c.size for c in clusters)
+    report["counters"] = dict(sorted(finder.counters.items()))
+    path = None
+    if store:
+        path = _store(coll, finder=finder, rows=rows, pairs=pairs, clusters=clusters, report=report)
+    return DiscoveryResult(finder, pairs, clusters, report, path, time.perf_counter() - t0)
+
+
+def _store(
+    coll: Collection,
+    *,
+    finder: DuplicateFinder,
+    rows: list[str],
+    pairs: list[Pair],
+    clusters: list[Cluster],
+    report: dict[str, Any],
+) -> Path:
+    links: dict[int, list[dict[str, Any]]] = {}
+    for p in pairs:
+        for x, y in ((p.a, p.b), (p.b, p.a)):
+            bucket = links.setdefault(x, [])
+            if len(bucket) < MAX_LINKS:
+                bucket.append({"url": finder.names[y], "similarity": p.similarity, "method": p.method})
+    cluster_of: dict[int, Cluster] = {m: c for c in clusters for m in c.members}
+    simhashes = finder.simhashes if "simhash" in finder.options.methods else None
+    sizes = finder.shingle_sets.sizes
+    ts = time.time_ns() // 1000
+    table = coll.table
+    for i, row in enumerate(rows):
+        c = cluster_of.get(i)
+        cell: dict[str, Any] = {
+            "representative": finder.names[c.representative] if c else None,
+            "is_representative": bool(c and c.representative == i),
+            "size": c.size if c else 1,
+            "links": links.get(i, []),
+        }
+        fingerprint: dict[str, Any] = {"text_digest": finder.digests[i], "shingles": int(sizes[i])}
+        if simhashes is not None:
+            fingerprint["simhash"] = f"{int(simhashes[i]):016x}"
+        table.put_row(row, {"dup": {"cluster": cell, "fingerprint": fingerprint}}, ts)
+    table.flush()
+    out = coll.path / "index" / "dedup"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    with (out / "pairs.jsonl").open("w", encoding="utf-8") as fh:
+        for p in pairs:
+            fh.write(json.dumps(pair_row(finder, p), ensure_ascii=False) + "\n")
+    run, _ctx = coll.new_run()
+    stats = Stats()
+    for key, n in finder.counters.items():
+        stats.inc(key, n)
+    stats.finished = time.time()
+    coll.save_run(run + "-dedup", stats)
+    return out / "report.json"
+
+
+def near_in_collection(
+    coll: Collection,
+    options: DedupOptions,
+    *,
+    url: str | None = None,
+    text: str | None = None,
+    limit: int = 100,
+) -> tuple[DuplicateFinder, list[Pair], str]:
+    """The near duplicates of one stored document (by URL) or of a text; and the query's name."""
+    if (url is None) == (text is None):
+        raise ValueError("give exactly one of a URL or a text")
+    finder, rows = load_finder(coll, options)
+    exclude = None
+    if url is not None:
+        record = coll.find(url)
+        exclude = rows.index(record.row) if record.row in rows else None
+        text = record.text
+        name = record.url or url
+    else:
+        name = "<text>"
+    assert text is not None
+    return finder, finder.near(text, exclude=exclude, limit=limit), name

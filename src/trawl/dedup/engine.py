@@ -1,0 +1,341 @@
+"""The two duplicate tasks over a batch of texts: discovery (all pairs, clusters) and search.
+
+:class:`DuplicateFinder` takes documents as (name, text) — names are URLs in a collection — in
+chunks, so that a million short documents never exist as a million Python objects at once: per
+chunk, texts become word hashes and shingle hashes, then an exact text digest, a MinHash
+signature (only its LSH band keys are kept), a simhash and winnowed fingerprints; what is kept
+per document is a few hundred bytes (``bench/dedup.py`` reports it).
+
+Methods (``method`` in every reported pair):
+
+``exact``    same normalised text (128-bit XXH3 digest); similarity 1.0. Each group of copies
+             is reported as (representative, copy) pairs, and only its representative takes
+             part in the near-duplicate methods, so k copies do not make k² pairs.
+``minhash``  LSH candidates (bands x rows from the threshold) **verified** with the exact
+             Jaccard of the two shingle sets; reported when Jaccard ≥ threshold, with it.
+``simhash``  64-bit word/tf simhash, Manku tables, Hamming ≤ k; similarity 1 - d/64.
+``winnow``   winnowed n-gram fingerprints through the inverted index; similarity = Jaccard of
+             the fingerprint sets (reported ≥ threshold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from trawl.dedup.cluster import Cluster, clusters_from_pairs
+from trawl.dedup.exact import text_digest
+from trawl.dedup.fingerprint import FingerprintIndex, winnow, winnow_batch
+from trawl.dedup.hashing import I64, U64, shingle_hashes, word_hashes
+from trawl.dedup.minhash import MinHashLSH, minhash_signatures
+from trawl.dedup.sets import HashSets
+from trawl.dedup.simhash import DEFAULT_K, SimhashIndex, simhash_batch, simhash_similarity
+
+__all__ = ["METHODS", "DedupOptions", "DuplicateFinder", "Pair"]
+
+Method = Literal["exact", "minhash", "simhash", "winnow"]
+METHODS: tuple[Method, ...] = ("exact", "minhash", "simhash", "winnow")
+
+
+@dataclass(slots=True, frozen=True)
+class DedupOptions:
+    """Parameters of every method (defaults are the documented, measured ones)."""
+
+    shingle: int = 5  # words per n-gram
+    threshold: float = 0.8  # Jaccard for minhash and winnow
+    num_perm: int = 128
+    bands: int = 0  # 0: derived from the threshold (lsh_params)
+    rows: int = 0
+    simhash_k: int = DEFAULT_K
+    simhash_weighting: Literal["tf", "tfidf"] = "tf"
+    simhash_features: Literal["words", "shingles"] = "shingles"
+    winnow_window: int = 4  # guarantee: any shared run of ≥ window + shingle - 1 = 8 words
+    max_run: int = 64  # LSH/table runs longer than this are paired as a star (hubs)
+    max_df: int = 1000  # fingerprints in more documents are boilerplate, not evidence
+    seed: int = 1
+    methods: tuple[Method, ...] = ("exact", "minhash")
+
+
+@dataclass(slots=True, frozen=True)
+class Pair:
+    """A reported duplicate pair (indices into the finder's documents)."""
+
+    a: int
+    b: int
+    similarity: float
+    method: str
+
+
+@dataclass
+class DuplicateFinder:
+    """Add documents in chunks, then :meth:`discover` or :meth:`near`; see the module docstring."""
+
+    options: DedupOptions = field(default_factory=DedupOptions)
+    names: list[str] = field(default_factory=list)
+    words: list[int] = field(default_factory=list)  # word count per document (representatives)
+    digests: list[str] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        o = self.options
+        self.lsh = MinHashLSH(o.threshold, o.num_perm, o.bands, o.rows)
+        self.simhash_index = SimhashIndex(o.simhash_k)
+        self._shingle_parts: list[HashSets] = []
+        self._winnow_parts: list[HashSets] = []
+        self._simhashes: list[U64] = []
+        self._sets: HashSets | None = None
+        self._winnow: HashSets | None = None
+        self._first_of_digest: dict[str, int] = {}
+        self._exact: list[tuple[int, int]] = []
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.counters[key] = self.counters.get(key, 0) + n
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    # -- adding ----------------------------------------------------------------------------
+
+    def add(self, docs: Iterable[tuple[str, str]], chunk: int = 10_000) -> None:
+        """Add (name, text) documents, fingerprinting ``chunk`` of them at a time."""
+        buf_names: list[str] = []
+        buf_texts: list[str] = []
+        for name, text in docs:
+            buf_names.append(name)
+            buf_texts.append(text)
+            if len(buf_names) >= chunk:
+                self._add_chunk(buf_names, buf_texts)
+                buf_names, buf_texts = [], []
+        if buf_names:
+            self._add_chunk(buf_names, buf_texts)
+
+    def _add_chunk(self, names: Sequence[str], texts: Sequence[str]) -> None:
+        o = self.options
+        base = len(self.names)
+        ids = np.arange(base, base + len(names), dtype=np.int64)
+        self.names.extend(names)
+        wb = word_hashes(texts, seed=0)
+        self.words.extend(wb.counts.tolist())
+        # exact duplicates: only the first copy of a text enters the near-duplicate indexes
+        near = np.ones(len(names), dtype=bool)
+        counts = wb.counts.tolist()
+        for k, text in enumerate(texts):
+            digest = text_digest(text)
+            self.digests.append(digest)
+            if counts[k] == 0:
+                near[k] = False
+                self.count("dedup/skipped/empty-text")
+                continue
+            first = self._first_of_digest.setdefault(digest, base + k)
+            if first != base + k:
+                near[k] = False
+                self._exact.append((first, base + k))
+        sb = shingle_hashes(wb, o.shingle)
+        sets = HashSets.from_batch(sb)
+        self._shingle_parts.append(sets)
+        self._sets = None
+        if "minhash" in o.methods:
+            sigs = minhash_signatures(sb, o.num_perm, o.seed)
+            self.lsh.insert(ids[near], sigs[near])
+        if "simhash" in o.methods:
+            fps = simhash_batch(wb if o.simhash_features == "words" else sb, o.simhash_weighting)
+            self._simhashes.append(fps)
+            self.simhash_index.add(ids[near], fps[near])
+        if "winnow" in o.methods:
+            self._winnow_parts.append(winnow_batch(sb, o.winnow_window))
+            self._winnow = None
+        self.count("dedup/documents", len(names))
+
+    # -- state -----------------------------------------------------------------------------
+
+    @property
+    def shingle_sets(self) -> HashSets:
+        if self._sets is None:
+            self._sets = _concat_sets(self._shingle_parts)
+            self._shingle_parts = [self._sets]
+        return self._sets
+
+    @property
+    def winnow_sets(self) -> HashSets:
+        if self._winnow is None:
+            self._winnow = _concat_sets(self._winnow_parts)
+            self._winnow_parts = [self._winnow]
+        return self._winnow
+
+    @property
+    def simhashes(self) -> U64:
+        if len(self._simhashes) != 1:
+            self._simhashes = [np.concatenate(self._simhashes) if self._simhashes else np.zeros(0, np.uint64)]
+        return self._simhashes[0]
+
+    def memory(self) -> dict[str, int]:
+        """Bytes held per structure (for the benchmark's memory-per-document figures)."""
+        out = {"shingle_sets": self.shingle_sets.nbytes}
+        if "minhash" in self.options.methods:
+            out["minhash_lsh"] = self.lsh.nbytes
+        if "simhash" in self.options.methods:
+            out["simhash_tables"] = self.simhash_index.nbytes
+        if "winnow" in self.options.methods:
+            out["winnow_sets"] = self.winnow_sets.nbytes
+        return out
+
+    # -- discovery -------------------------------------------------------------------------
+
+    def discover(self) -> list[Pair]:
+        """Every duplicate pair found by the configured methods (exact pairs first)."""
+        o = self.options
+        pairs = [Pair(a, b, 1.0, "exact") for a, b in self._exact]
+        self.counters["dedup/pairs/exact"] = len(pairs)
+        if "minhash" in o.methods:
+            a, b, capped = self.lsh.pairs(o.max_run)
+            self.counters["dedup/minhash/candidates"] = len(a)
+            self.counters["dedup/minhash/capped-runs"] = capped
+            j = self.shingle_sets.jaccard(a, b)
+            keep = j >= o.threshold
+            self.counters["dedup/pairs/minhash"] = int(keep.sum())
+            self.counters["dedup/minhash/rejected"] = int((~keep).sum())
+            pairs += _pairs(a[keep], b[keep], j[keep], "minhash")
+        if "simhash" in o.methods:
+            a, b, dist, capped = self.simhash_index.pairs()
+            self.counters["dedup/pairs/simhash"] = len(a)
+            self.counters["dedup/simhash/capped-runs"] = capped
+            pairs += _pairs(a, b, 1.0 - dist / 64.0, "simhash")
+        if "winnow" in o.methods:
+            reps = self._representative_mask()
+            fi = FingerprintIndex(_masked(self.winnow_sets, reps), o.max_df)
+            fp = fi.pairs()
+            keep = fp.jaccard >= o.threshold
+            self.counters["dedup/pairs/winnow"] = int(keep.sum())
+            self.counters["dedup/winnow/boilerplate-fingerprints"] = fi.skipped_fingerprints
+            pairs += _pairs(fp.a[keep], fp.b[keep], fp.jaccard[keep], "winnow")
+        return pairs
+
+    def _representative_mask(self) -> npt.NDArray[np.bool_]:
+        mask = np.asarray(self.words, dtype=np.int64) > 0
+        for _, copy in self._exact:
+            mask[copy] = False
+        return mask
+
+    def clusters(self, pairs: Sequence[Pair]) -> list[Cluster]:
+        a = np.fromiter((p.a for p in pairs), dtype=np.int64, count=len(pairs))
+        b = np.fromiter((p.b for p in pairs), dtype=np.int64, count=len(pairs))
+        return clusters_from_pairs(len(self.names), a, b, lengths=self.words, names=self.names)
+
+    # -- search ----------------------------------------------------------------------------
+
+    def near(self, text: str, exclude: int | None = None, limit: int = 100) -> list[Pair]:
+        """The near duplicates of one text among the added documents (a = -1 stands for it).
+
+        Every configured method is asked; a document found by several appears once per method.
+        """
+        o = self.options
+        out: list[Pair] = []
+        digest = text_digest(text)
+        wb = word_hashes([text])
+        sb = shingle_hashes(wb, o.shingle)
+        qset = HashSets.from_batch(sb)
+        if wb.hashes.size == 0:  # no words: nothing to be a duplicate of (empty texts never match)
+            return out
+        if "exact" in o.methods:
+            out += [
+                Pair(-1, i, 1.0, "exact") for i, d in enumerate(self.digests) if d == digest and i != exclude
+            ]
+        twins = {p.b for p in out}
+        if "minhash" in o.methods:
+            cands = self.lsh.query(minhash_signatures(sb, o.num_perm, o.seed))[0]
+            cands = np.array([c for c in cands.tolist() if c != exclude and c not in twins], dtype=np.int64)
+            if cands.size:
+                j = _jaccard_one(qset.of(0), self.shingle_sets, cands)
+                keep = j >= o.threshold
+                out += _pairs(np.full(int(keep.sum()), -1), cands[keep], j[keep], "minhash")
+        if "simhash" in o.methods:
+            fp = int(simhash_batch(wb if o.simhash_features == "words" else sb, o.simhash_weighting)[0])
+            ids, dist = self.simhash_index.query(fp)
+            out += [
+                Pair(-1, i, float(simhash_similarity(0, d)), "simhash")
+                for i, d in zip(ids.tolist(), dist.tolist(), strict=True)
+                if i != exclude and i not in twins
+            ]
+        if "winnow" in o.methods:
+            _, fps = winnow(sb.of(0), o.winnow_window)
+            fi = FingerprintIndex(self.winnow_sets, o.max_df)
+            res = fi.query(fps, exclude=exclude)
+            keep = res.jaccard >= o.threshold
+            out += [
+                Pair(-1, i, s, "winnow")
+                for i, s in zip(res.b[keep].tolist(), res.jaccard[keep].tolist(), strict=True)
+                if i not in twins
+            ]
+        out.sort(key=lambda p: (-p.similarity, self.names[p.b]))
+        return out[:limit]
+
+    def report(self, pairs: Sequence[Pair], clusters: Sequence[Cluster]) -> dict[str, Any]:
+        """A JSON-ready summary: options, counters and every cluster with its representative."""
+        o = self.options
+        return {
+            "documents": len(self.names),
+            "options": {
+                "shingle": o.shingle,
+                "threshold": o.threshold,
+                "num_perm": o.num_perm,
+                "bands": self.lsh.bands,
+                "rows": self.lsh.rows,
+                "simhash_k": o.simhash_k,
+                "simhash_weighting": o.simhash_weighting,
+                "simhash_features": o.simhash_features,
+                "winnow_window": o.winnow_window,
+                "methods": list(o.methods),
+            },
+            "counters": dict(sorted(self.counters.items())),
+            "pairs": len(pairs),
+            "clusters": [
+                {
+                    "representative": self.names[c.representative],
+                    "size": c.size,
+                    "members": [self.names[m] for m in c.members],
+                }
+                for c in clusters
+            ],
+        }
+
+
+def _pairs(a: I64, b: I64, sim: npt.NDArray[np.float64], method: str) -> list[Pair]:
+    return [
+        Pair(int(x), int(y), round(float(s), 4), method)
+        for x, y, s in zip(a.tolist(), b.tolist(), sim.tolist(), strict=True)
+    ]
+
+
+def _concat_sets(parts: Sequence[HashSets]) -> HashSets:
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return HashSets(np.zeros(0, np.uint64), np.zeros(1, np.int64))
+    hashes = np.concatenate([p.hashes for p in parts])
+    sizes = np.concatenate([p.sizes for p in parts])
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return HashSets(hashes, offsets)
+
+
+def _masked(sets: HashSets, mask: npt.NDArray[np.bool_]) -> HashSets:
+    """The same documents with the sets of unmasked ones emptied (ids unchanged)."""
+    sizes = np.where(mask, sets.sizes, 0)
+    keep = np.repeat(mask, sets.sizes)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return HashSets(sets.hashes[keep], offsets)
+
+
+def _jaccard_one(q: U64, sets: HashSets, cands: I64) -> npt.NDArray[np.float64]:
+    out = np.zeros(len(cands))
+    for k, c in enumerate(cands.tolist()):
+        other = sets.of(c)
+        inter = len(np.intersect1d(q, other, assume_unique=True))
+        union = len(q) + len(other) - inter
+        out[k] = inter / union if union else 0.0
+    return out
