@@ -10,6 +10,7 @@ from typing import Any
 from trawl.cli.common import err_console, out_console
 from trawl.cli.ingest import summary_table
 from trawl.demo import describe, generate_sample
+from trawl.errors import MissingDependency
 from trawl.pipeline.ingest import ingest
 from trawl.store.collection import Collection
 
@@ -61,8 +62,25 @@ def run(args: argparse.Namespace) -> int:
         f"{sum(result.stats.prefix('drop/').values())} bad records dropped with reasons in "
         f"{result.drops_file}"
     )
+    crawl_path = base / "crawl"
+    try:
+        from trawl.cli.crawl import summary_table as crawl_table  # noqa: PLC0415 - optional extra
+        from trawl.crawl.job import crawl_testweb  # noqa: PLC0415
+
+        crawled = crawl_testweb(crawl_path)
+    except MissingDependency as exc:
+        out.print(f"(the crawl part of the demo is skipped: {exc})")
+    else:
+        out.print(
+            f"\ncrawled {crawled.pages} pages of a generated web of 8 hosts served on loopback "
+            f"(trawl testweb) into {crawl_path}:"
+        )
+        out.print(crawl_table(crawled))
     out.print("\nnext:")
     out.print(f"  trawl show {coll_path}")
+    if crawl_path.exists():
+        out.print(f"  trawl show {crawl_path}")
+        out.print(f"  trawl get {crawl_path} 'http://h0.test/' --text")
     if first is not None:
         out.print(f"  trawl get {coll_path} '{first.url}' --text")
         out.print(f"  trawl get {coll_path} '{first.url}' --json")

@@ -1,0 +1,249 @@
+"""``trawl crawl SEED… -o COLLECTION``: a polite, resumable crawl into a collection."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.live import Live
+from rich.table import Table as RichTable
+
+from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
+from trawl.crawl.crawler import CrawlResult, CrawlSettings, Progress
+from trawl.crawl.job import crawl
+from trawl.errors import ConfigError
+from trawl.store.collection import Collection
+
+HELP = "crawl the web from seed URLs into a collection (polite, robots.txt-obeying, resumable)"
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "crawl",
+        help=HELP,
+        description=HELP.capitalize() + ". One request in flight per host, delays from the "
+        "response time and robots.txt Crawl-delay, Retry-After obeyed; every response is stored "
+        "as WARC and in the table. Kill it at any time and continue with --resume.",
+    )
+    p.add_argument("seeds", nargs="*", metavar="SEED", help="start URLs (none needed with --resume)")
+    p.add_argument(
+        "-o", "--output", required=True, type=Path, metavar="COLLECTION", help="the collection directory"
+    )
+    limits = p.add_argument_group("limits")
+    limits.add_argument(
+        "--max-pages", type=int, metavar="N", help="stop after N pages (over all runs of this crawl)"
+    )
+    limits.add_argument(
+        "--max-depth", type=int, metavar="N", help="links followed from a seed (0: seeds only)"
+    )
+    limits.add_argument("--max-time", type=float, metavar="SECONDS", help="stop after this long")
+    limits.add_argument("--max-bytes", type=float, metavar="BYTES", help="stop after this many body bytes")
+    limits.add_argument(
+        "--max-pages-per-host", type=int, default=2000, metavar="N", help="trap budget per host (2000)"
+    )
+    limits.add_argument(
+        "--max-body", type=float, default=10 << 20, metavar="BYTES", help="body size cap (10 MiB)"
+    )
+    scope = p.add_argument_group("scope")
+    scope.add_argument(
+        "--host", action="append", default=[], metavar="HOST", help="only these hosts (repeatable)"
+    )
+    scope.add_argument(
+        "--domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="only these domains and their subdomains",
+    )
+    scope.add_argument(
+        "--include", action="append", default=[], metavar="REGEX", help="only URLs matching one of these"
+    )
+    scope.add_argument(
+        "--exclude", action="append", default=[], metavar="REGEX", help="never URLs matching one of these"
+    )
+    pol = p.add_argument_group("politeness and fetching")
+    pol.add_argument(
+        "--concurrency", type=int, default=64, metavar="N", help="requests in flight overall (64)"
+    )
+    pol.add_argument(
+        "--delay",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="minimum gap between two requests to a host (1.0)",
+    )
+    pol.add_argument(
+        "--delay-factor",
+        type=float,
+        default=2.0,
+        metavar="K",
+        help="gap at least K x the host's response time (2)",
+    )
+    pol.add_argument(
+        "--max-crawl-delay",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="cap on robots.txt Crawl-delay (10)",
+    )
+    pol.add_argument(
+        "--timeout",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="read timeout (15; connect 10, total 4x)",
+    )
+    pol.add_argument("--user-agent", default=CrawlSettings().user_agent, metavar="UA")
+    pol.add_argument(
+        "--no-robots", action="store_true", help="do not fetch or obey robots.txt (only for your own sites)"
+    )
+    pol.add_argument("--no-sitemaps", action="store_true", help="do not read sitemaps listed in robots.txt")
+    pol.add_argument(
+        "--revisit", action="store_true", help="keep revisiting pages at intervals set by their change rate"
+    )
+    pol.add_argument(
+        "--focus", action="append", default=[], metavar="TERM", help="topic terms: fetch on-topic links first"
+    )
+    pol.add_argument(
+        "--resolve",
+        action="append",
+        default=[],
+        metavar="NAME=ADDR[:PORT]",
+        help="resolve NAME (wildcards allowed) to ADDR, e.g. '*.test=127.0.0.1:8080', or NAME=fail",
+    )
+    run_g = p.add_argument_group("runs")
+    run_g.add_argument(
+        "--shard", default="0/1", metavar="I/N", help="crawl only the hosts with hash(host) mod N = I"
+    )
+    run_g.add_argument("--resume", action="store_true", help="continue the crawl held in the collection")
+    run_g.add_argument(
+        "--fresh", action="store_true", help="discard an earlier crawl's frontier and start over"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no live progress display")
+    p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
+    add_config_options(p)
+    p.set_defaults(func=run)
+
+
+def _shard(value: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in value.split("/", 1))
+    except ValueError as exc:
+        raise ConfigError(f"--shard {value!r}: expected I/N, e.g. 0/4") from exc
+    if not 0 <= i < n:
+        raise ConfigError(f"--shard {value!r}: I must be in 0 … N-1")
+    return i, n
+
+
+def settings_from(args: argparse.Namespace) -> CrawlSettings:
+    shard, shards = _shard(args.shard)
+    return CrawlSettings(
+        user_agent=args.user_agent,
+        concurrency=args.concurrency,
+        min_delay=args.delay,
+        delay_factor=args.delay_factor,
+        max_crawl_delay=args.max_crawl_delay,
+        read_timeout=args.timeout,
+        total_timeout=4 * args.timeout,
+        max_body_bytes=int(args.max_body),
+        max_pages=args.max_pages,
+        max_depth=args.max_depth,
+        max_seconds=args.max_time,
+        max_bytes=int(args.max_bytes) if args.max_bytes else None,
+        max_pages_per_host=args.max_pages_per_host,
+        hosts=tuple(args.host),
+        domains=tuple(args.domain),
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        robots=not args.no_robots,
+        sitemaps=not args.no_sitemaps,
+        revisit=args.revisit,
+        focus=tuple(args.focus),
+        shard=shard,
+        shards=shards,
+        resolve=tuple(args.resolve),
+    )
+
+
+def _progress_table(p: Progress) -> RichTable:
+    t = RichTable(show_header=False, box=None, padding=(0, 2))
+    statuses = " ".join(f"{k}:{v}" for k, v in sorted(p.statuses.items()))
+    t.add_row(
+        f"[bold]crawl[/] {p.pages:,} pages",
+        f"{p.pages_per_second:,.0f} pages/s",
+        f"frontier {p.queued:,}",
+        f"hosts active {p.hosts_active} waiting {p.hosts_waiting}",
+        statuses,
+        human_bytes(p.bytes),
+        f"{p.seconds:,.0f} s",
+    )
+    return t
+
+
+def summary_table(result: CrawlResult) -> RichTable:
+    stats = result.stats
+    t = RichTable(title=f"crawl run {result.run} ({result.stopped})", header_style="bold")
+    t.add_column("counter")
+    t.add_column("value", justify="right")
+    rate = result.pages / result.seconds if result.seconds > 0 else 0.0
+    t.add_row("pages fetched", f"[green]{result.pages:,}[/]")
+    t.add_row("requests", f"{stats.get('fetch/requests'):,}")
+    t.add_row("time", f"{result.seconds:.1f} s ({rate:,.1f} pages/s)")
+    t.add_row("bytes", human_bytes(stats.get("fetch/bytes")))
+    t.add_row("frontier", " ".join(f"{k} {v:,}" for k, v in result.frontier.items()))
+    for prefix in ("fetch/status-class/", "fetch/error/", "fetch/backoff/", "robots/", "drop/", "error/"):
+        for key, value in stats.prefix(prefix).items():
+            colour = (
+                "red"
+                if key.startswith(("error/", "fetch/error/"))
+                else "yellow"
+                if key.startswith("drop/")
+                else ""
+            )
+            t.add_row(f"[{colour}]{key}[/]" if colour else key, f"{value:,}")
+    for key in ("fetch/truncated", "fetch/not-modified", "fetch/retry", "discover/new", "store/records"):
+        if stats.get(key):
+            t.add_row(key, f"{stats.get(key):,}")
+    top = sorted(result.per_host.items(), key=lambda kv: -kv[1].get("pages", 0))[:5]
+    for host, c in top:
+        t.add_row(f"host {host}", f"{c.get('pages', 0):,} pages, {c.get('errors', 0)} errors")
+    return t
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if not args.seeds and not args.resume:
+        raise ConfigError("give at least one SEED URL, or --resume to continue a crawl")
+    collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
+    show = not args.no_progress and not args.json
+    console = err_console()
+    with collection, Live(console=console, transient=True, auto_refresh=False) as live:
+
+        def tick(p: Progress) -> None:
+            if show:
+                live.update(_progress_table(p), refresh=True)
+
+        result = crawl(
+            args.seeds, collection, settings, resume=args.resume, fresh=args.fresh, on_progress=tick
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "run": result.run,
+                    "collection": str(args.output),
+                    "pages": result.pages,
+                    "seconds": round(result.seconds, 3),
+                    "stopped": result.stopped,
+                    "frontier": result.frontier,
+                    **result.stats.to_dict(),
+                }
+            )
+        )
+    else:
+        out = out_console()
+        out.print(summary_table(result))
+        out.print(f"collection: {args.output}   next: trawl show {args.output}")
+    return 0

@@ -1,0 +1,11 @@
+"""The crawler: a polite, resumable, asynchronous web crawler that writes into a collection.
+
+Modules, bottom up: :mod:`~trawl.crawl.urlnorm` (normal form, SURT, shards),
+:mod:`~trawl.crawl.seen` (the compact seen-URL set), :mod:`~trawl.crawl.robots` (RFC 9309),
+:mod:`~trawl.crawl.discovery` (sitemaps and feeds), :mod:`~trawl.crawl.revisit` (Poisson change
+rates), :mod:`~trawl.crawl.focus` (topic scores), :mod:`~trawl.crawl.frontier` (Mercator queues
+persisted in SQLite), :mod:`~trawl.crawl.transport` (the one-method network seam, aiohttp by
+default) and :mod:`~trawl.crawl.crawler` (workers, politeness, the pipeline into the collection).
+"""
+
+__all__: list[str] = []

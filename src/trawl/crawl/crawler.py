@@ -1,0 +1,867 @@
+"""The crawl loop: a dispatcher hands hosts whose turn it is to asyncio tasks, each fetches one
+URL through the transport, runs the page through the pipeline into the collection and queues
+the links it found.
+
+Policies, in the order a URL meets them (each counts what it rejects as ``drop/<reason>``):
+
+1. **Discovery filters** (:meth:`Crawler.admit`): normal form (:func:`normalize_url`), scope
+   (hosts, domains, include/exclude regexes), traps (URL length, path depth, a path segment
+   repeated, per-host page budget), shard ownership (``hash(host) mod N``; other shards' URLs are
+   written to their inbox files), depth limit, the seen set.
+2. **robots.txt** (RFC 9309, :mod:`trawl.crawl.robots`), fetched before a host's first URL and
+   cached for ``robots_ttl``; redirects followed up to five hops; 4xx allows all, 5xx and
+   unreachable disallow all.
+3. **Politeness**: one request in flight per host; after each answer the host waits
+   ``max(min_delay, min(Crawl-delay, max_crawl_delay), delay_factor x response time)``;
+   ``429``/``503`` with ``Retry-After`` (seconds or a date, capped) push the host back and the
+   URL is retried (at most ``max_retries`` times); network errors back off exponentially.
+4. **Transport caps** (:mod:`trawl.crawl.transport`): timeouts, the body size cap while
+   streaming, the content-type filter before the body.
+5. **Redirects** are not followed inline: the target is queued as a new URL (so it meets every
+   policy above, including its own host's politeness) with its hop count; beyond
+   ``max_redirects`` hops it is dropped (``drop/redirect-limit``), and loops end in the seen set.
+6. **Conditional GET** on revisits (``If-None-Match`` / ``If-Modified-Since``); ``304`` counts as
+   unchanged.
+
+Every response (robots.txt, sitemaps and 3xx included) is written to the collection's WARC and
+table through :class:`~trawl.store.collection.CollectionWriter`, pages after the default
+pipeline (type sniffing, decoding, HTML/text conversion) so their text and out-links are stored.
+Sitemaps and feeds add their URLs; in revisit mode each page is queued again at an interval set
+from its estimated Poisson change rate (:mod:`trawl.crawl.revisit`); with focus terms the links
+are ordered by a topic score (:mod:`trawl.crawl.focus`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, parse_feed, parse_sitemap
+from trawl.crawl.focus import TopicScorer
+from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
+from trawl.crawl.revisit import ChangeHistory, estimate_rate, revisit_interval
+from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
+from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
+from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
+from trawl.crawl.warcreq import RequestRecorder, new_record_id
+from trawl.document import Document, Link
+from trawl.errors import ConfigError
+from trawl.pipeline.base import RunContext, Step
+from trawl.pipeline.stats import Stats
+
+__all__ = ["CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
+
+DEFAULT_TYPES = (
+    "text/html",
+    "application/xhtml+xml",
+    "text/plain",
+    "text/xml",
+    "application/xml",
+    "application/rss+xml",
+    "application/atom+xml",
+    "application/pdf",
+    "application/msword",
+    "application/vnd.openxmlformats-officedocument",
+    "application/vnd.oasis.opendocument",
+    "application/x-gzip",
+    "application/gzip",
+)
+
+
+@dataclass(slots=True)
+class CrawlSettings:
+    """Every knob of a crawl, with the defaults ``trawl crawl`` uses."""
+
+    user_agent: str = "trawl/0.1 (+https://github.com/trawl/trawl)"
+    agent_token: str = "trawl"
+    concurrency: int = 64
+    min_delay: float = 1.0
+    delay_factor: float = 2.0
+    max_crawl_delay: float = 10.0
+    max_retry_after: float = 120.0
+    max_retries: int = 2
+    connect_timeout: float = 10.0
+    read_timeout: float = 15.0
+    total_timeout: float = 60.0
+    max_body_bytes: int = 10 << 20
+    accept_types: tuple[str, ...] = DEFAULT_TYPES
+    max_redirects: int = 5
+    max_pages: int | None = None
+    max_depth: int | None = None
+    max_seconds: float | None = None
+    max_bytes: int | None = None
+    max_pages_per_host: int = 2000
+    max_path_depth: int = 12
+    max_segment_repeat: int = 2
+    max_url_length: int = 1024
+    hosts: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    robots: bool = True
+    robots_ttl: float = 86400.0
+    sitemaps: bool = True
+    max_sitemap_depth: int = 2
+    feeds: bool = True
+    conditional: bool = True
+    revisit: bool = False
+    revisit_min: float = 60.0
+    revisit_max: float = 86400.0
+    focus: tuple[str, ...] = ()
+    shard: int = 0
+    shards: int = 1
+    resolve: tuple[str, ...] = ()
+    store: bool = True  # False: fetch and extract links only (benchmarks)
+
+    def check(self) -> None:
+        if self.concurrency < 1:
+            raise ConfigError(f"crawl: concurrency must be at least 1, not {self.concurrency}")
+        if not 0 <= self.shard < self.shards:
+            raise ConfigError(
+                f"crawl: shard {self.shard}/{self.shards} is out of range; use i/N with 0 <= i < N"
+            )
+        if self.min_delay < 0 or self.delay_factor < 0:
+            raise ConfigError("crawl: delays cannot be negative")
+
+
+@dataclass(slots=True)
+class Progress:
+    """A snapshot for a live display."""
+
+    pages: int
+    requests: int
+    seconds: float
+    queued: int
+    hosts_active: int
+    hosts_waiting: int
+    bytes: int
+    statuses: dict[str, int]
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.pages / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(slots=True)
+class CrawlResult:
+    run: str
+    stats: Stats
+    seconds: float
+    pages: int
+    frontier: dict[str, int]
+    per_host: dict[str, dict[str, int]] = field(default_factory=dict)
+    stopped: str = "done"
+
+
+_LINK_RE = re.compile(rb"""<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+
+
+def extract_links(body: bytes, base: str) -> list[Link]:
+    """Links of an HTML body for the fetch-only mode: one lexbor parse, ``<a href>`` resolved."""
+    from selectolax.lexbor import LexborHTMLParser  # noqa: PLC0415 - default dependency, heavy import
+
+    text = body.decode("utf-8", "replace")
+    tree = LexborHTMLParser(text)
+    out = []
+    origin = base[: base.find("/", base.find("//") + 2)] if base.count("/") >= 3 else base
+    for node in tree.css("a[href]"):
+        href = node.attributes.get("href")
+        if not href:
+            continue
+        href = href.strip()
+        if href.startswith(("http://", "https://")):
+            url = href
+        elif href.startswith("/") and not href.startswith("//") and "/." not in href:
+            url = origin + href  # the common root-relative link, without urljoin's general parse
+        else:
+            url = urljoin(base, href)
+        out.append(Link(url, node.text(deep=True, strip=True)))
+    return out
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(cap, float(value))
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return min(cap, max(0.0, (when - datetime.now(UTC)).total_seconds()))
+
+
+class Crawler:
+    """One crawl (one shard of one): see the module docstring."""
+
+    def __init__(
+        self,
+        settings: CrawlSettings,
+        frontier: Frontier,
+        *,
+        steps: Sequence[Step] = (),
+        ctx: RunContext | None = None,
+        transport: Transport | None = None,
+        recover: Callable[[Entry, str], list[Link] | None] | None = None,
+        inbox_dir: Path | None = None,
+        on_progress: Callable[[Progress], None] | None = None,
+        requests: RequestRecorder | None = None,
+    ) -> None:
+        settings.check()
+        self.settings = settings
+        self.frontier = frontier
+        self.steps = list(steps)
+        self.ctx = ctx or RunContext()
+        self.stats = self.ctx.stats
+        self.transport = transport
+        self._own_transport = transport is None
+        self.recover_fn = recover
+        self.inbox_dir = inbox_dir
+        self.on_progress = on_progress
+        self.recorder = requests
+        self.focus = TopicScorer(settings.focus) if settings.focus else None
+        self._include = [re.compile(p) for p in settings.include]
+        self._exclude = [re.compile(p) for p in settings.exclude]
+        self._hosts = {h.lower() for h in settings.hosts}
+        self._domains = tuple(d.lower().lstrip(".") for d in settings.domains)
+        self.per_host: dict[str, Counter[str]] = {}
+        self.pages_total = sum(h.fetched for h in frontier.hosts.values())
+        self.pages_run = 0
+        self.bytes_run = 0
+        self.requests = 0
+        self._wake = asyncio.Event()
+        self._stop: str | None = None
+        self._t0 = 0.0
+        self._outboxes: dict[int, Any] = {}
+        self._source_prefix = f"crawl:{frontier.crawl_id}"
+        self._norm_cache: dict[str, tuple[str | None, int]] = {}
+
+    # -- admission -------------------------------------------------------------------------------
+
+    def _in_scope(self, url: str, host: str) -> str | None:
+        name = host.split(":", 1)[0]
+        if self._hosts and name not in self._hosts:
+            return "scope/host"
+        if self._domains and not any(name == d or name.endswith("." + d) for d in self._domains):
+            return "scope/domain"
+        if self._include and not any(p.search(url) for p in self._include):
+            return "scope/include"
+        if self._exclude and any(p.search(url) for p in self._exclude):
+            return "scope/exclude"
+        return None
+
+    def _trap(self, url: str) -> str | None:
+        s = self.settings
+        if len(url) > s.max_url_length:
+            return "trap/url-length"
+        start = url.find("/", url.find("//") + 2)
+        if start < 0:
+            return None
+        path = url[start:].split("?", 1)[0]
+        segments = [seg for seg in path.split("/") if seg]
+        if len(segments) > s.max_path_depth:
+            return "trap/path-depth"
+        if len(segments) > s.max_segment_repeat + 1:
+            most = Counter(segments).most_common(1)[0][1]
+            if most > s.max_segment_repeat + 1:
+                return "trap/path-repeat"
+        return None
+
+    def admit(
+        self,
+        raw_url: str,
+        *,
+        depth: int,
+        priority: float,
+        hops: int = 0,
+        kind: str = "page",
+        anchor: str = "",
+    ) -> Entry | None:
+        """The frontier entry for a discovered URL, or ``None`` (counted) if a policy refuses it."""
+        cached = self._norm_cache.get(raw_url)
+        if cached is None:
+            url = normalize_url(raw_url)
+            key = url_key(url) if url is not None else 0
+            if len(self._norm_cache) >= 200_000:
+                self._norm_cache.clear()  # a bounded memo: most links on a page were seen before
+            self._norm_cache[raw_url] = (url, key)
+        else:
+            url, key = cached
+        if url is None:
+            self.stats.inc("discover/unfetchable")
+            return None
+        if key in self.frontier.seen and hops == 0:
+            self.stats.inc("discover/seen")
+            return None
+        host = host_of(url)
+        reason = self._in_scope(url, host) or self._trap(url)
+        if reason is None and self.settings.max_depth is not None and depth > self.settings.max_depth:
+            reason = "depth"
+        if reason is not None:
+            self.stats.inc(f"discover/refused/{reason}")
+            return None
+        entry = Entry(key, url, host, priority, depth, hops, kind, anchor[:300])
+        s = self.settings
+        if s.shards > 1:
+            owner = shard_of(host, s.shards)
+            if owner != s.shard:
+                self._route(owner, entry)
+                return None
+        return entry
+
+    def add_urls(self, entries: list[Entry]) -> int:
+        new = self.frontier.add_many(entries)
+        self.stats.inc("discover/new", new)
+        if new:
+            self._wake.set()
+        return new
+
+    def add_seeds(self, seeds: Sequence[str]) -> int:
+        entries = []
+        for seed in seeds:
+            e = self.admit(seed, depth=0, priority=10.0)
+            if e is not None:
+                entries.append(e)
+        return self.add_urls(entries)
+
+    # -- shards ----------------------------------------------------------------------------------
+
+    def _route(self, owner: int, e: Entry) -> None:
+        if self.inbox_dir is None:
+            self.stats.inc("shard/foreign-dropped")
+            return
+        fh = self._outboxes.get(owner)
+        if fh is None:
+            self.inbox_dir.mkdir(parents=True, exist_ok=True)
+            path = self.inbox_dir / f"route-{self.settings.shard}-to-{owner}.tsv"
+            fh = self._outboxes[owner] = path.open("a", encoding="utf-8")
+        anchor = e.anchor.replace("\t", " ").replace("\n", " ")
+        fh.write(f"{e.url}\t{e.depth}\t{e.priority}\t{anchor}\n")
+        self.stats.inc("shard/routed")
+
+    def import_inbox(self) -> int:
+        """Queue the URLs other shards found for this one (``route-*-to-<shard>.tsv``)."""
+        if self.inbox_dir is None or not self.inbox_dir.is_dir():
+            return 0
+        n = 0
+        for path in sorted(self.inbox_dir.glob(f"route-*-to-{self.settings.shard}.tsv")):
+            mark = f"inbox:{path.name}"
+            offset = int(self.frontier.meta(mark, "0") or 0)
+            with path.open("rb") as fh:
+                fh.seek(offset)
+                data = fh.read()
+            end = data.rfind(b"\n") + 1  # a line still being written waits for the next import
+            entries = []
+            for line in data[:end].decode("utf-8", "replace").splitlines():
+                parts = line.split("\t")
+                if len(parts) < 3:
+                    continue
+                try:
+                    e = self.admit(
+                        parts[0],
+                        depth=int(parts[1]),
+                        priority=float(parts[2]),
+                        anchor=parts[3] if len(parts) > 3 else "",
+                    )
+                except ValueError:
+                    continue
+                if e is not None:
+                    entries.append(e)
+            n += self.add_urls(entries)
+            self.frontier.set_meta(mark, str(offset + end))
+        self.stats.inc("shard/imported", n)
+        return n
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def _limit_reached(self) -> str | None:
+        s = self.settings
+        if s.max_pages is not None and self.pages_total >= s.max_pages:
+            return "max-pages"
+        if s.max_seconds is not None and time.monotonic() - self._t0 >= s.max_seconds:
+            return "max-seconds"
+        if s.max_bytes is not None and self.bytes_run >= s.max_bytes:
+            return "max-bytes"
+        return None
+
+    def progress(self) -> Progress:
+        statuses = {k.rsplit("/", 1)[-1]: v for k, v in self.stats.prefix("fetch/status-class/").items()}
+        busy = sum(1 for h in self.frontier.hosts.values() if h.busy)
+        return Progress(
+            self.pages_run,
+            self.requests,
+            time.monotonic() - self._t0,
+            self.frontier.queued,
+            busy,
+            self.frontier.ready_hosts,
+            self.bytes_run,
+            statuses,
+        )
+
+    def recover(self) -> int:
+        """On resume: queued URLs already stored by the killed run are marked done, links replayed."""
+        if self.recover_fn is None:
+            return 0
+        recovered = []
+        replay: list[Entry] = []
+        for e in self.frontier.queued_entries():
+            links = self.recover_fn(e, f"{self._source_prefix}/{e.key}/{e.fetches + 1}")
+            if links is None:
+                continue
+            e.fetches += 1
+            e.last_fetch = time.time()
+            recovered.append(e)
+            for link in links:
+                if link.rel == "redirect":
+                    child = self.admit(
+                        link.url, depth=e.depth, priority=e.priority + 1, hops=e.hops + 1, anchor=link.text
+                    )
+                else:
+                    kind = link.rel if link.rel in ("sitemap", "feed") else "page"
+                    child = self.admit(
+                        link.url,
+                        depth=e.depth + 1,
+                        priority=self._priority(e, link.text, link.url),
+                        anchor=link.text,
+                        kind=kind,
+                    )
+                if child is not None:
+                    replay.append(child)
+        n = self.frontier.mark_recovered(recovered)
+        for e in recovered:
+            self.frontier.host(e.host).fetched += 1
+        self.pages_total += n
+        self.add_urls(replay)
+        self.frontier.flush()
+        self.stats.inc("resume/recovered-pages", n)
+        return n
+
+    async def run(self, seeds: Sequence[str] = ()) -> CrawlResult:
+        s = self.settings
+        if self.transport is None:
+            self.transport = AiohttpTransport(
+                resolve=s.resolve,
+                user_agent=s.user_agent,
+                connect_timeout=s.connect_timeout,
+                read_timeout=s.read_timeout,
+                total_timeout=s.total_timeout,
+                connections=max(64, s.concurrency * 2),
+            )
+        self._t0 = time.monotonic()
+        if self.frontier.resumed:
+            self.recover()
+        self.add_seeds(seeds)
+        self.import_inbox()
+        self.frontier.flush()
+        sem = asyncio.Semaphore(s.concurrency)
+        tasks: set[asyncio.Task[None]] = set()
+        last_progress = 0.0
+        last_inbox = time.monotonic()
+
+        def finished(task: asyncio.Task[None]) -> None:
+            tasks.discard(task)
+            sem.release()
+            self._wake.set()
+            if not task.cancelled() and task.exception() is not None:
+                exc = task.exception()
+                assert exc is not None
+                self.ctx.error("crawl", exc)
+
+        try:
+            while True:
+                now = time.monotonic()
+                if self.on_progress is not None and now - last_progress >= 0.5:
+                    last_progress = now
+                    self.on_progress(self.progress())
+                if self.inbox_dir is not None and now - last_inbox >= 2.0:
+                    last_inbox = now
+                    self.import_inbox()
+                self._stop = self._stop or self._limit_reached()
+                if self._stop:
+                    break
+                if s.revisit:
+                    self.frontier.due_revisits(time.time())
+                host, wait = self.frontier.next_host(now)
+                if host is None:
+                    if not tasks and wait == float("inf"):
+                        nxt = self.frontier.next_revisit() if s.revisit else None
+                        if nxt is None:
+                            break
+                        wait = max(0.0, nxt - time.time())
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=min(wait, 0.5))
+                    self.frontier.maybe_flush()
+                    continue
+                await sem.acquire()
+                task = asyncio.get_running_loop().create_task(self._visit(host))
+                tasks.add(task)
+                task.add_done_callback(finished)
+                self.frontier.maybe_flush()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            if tasks:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            self.frontier.flush()
+            for fh in self._outboxes.values():
+                fh.close()
+            if self._own_transport and self.transport is not None:
+                await self.transport.close()
+        seconds = time.monotonic() - self._t0
+        self.stats.inc("crawl/pages", self.pages_run)
+        self.stats.finished = time.time()
+        if self.on_progress is not None:
+            self.on_progress(self.progress())
+        per_host = {h: dict(c) for h, c in self.per_host.items()}
+        return CrawlResult(
+            "", self.stats, seconds, self.pages_run, self.frontier.counts(), per_host, self._stop or "done"
+        )
+
+    # -- one visit -------------------------------------------------------------------------------
+
+    def _politeness_delay(self, h: Host, seconds: float) -> float:
+        s = self.settings
+        delay = max(s.min_delay, s.delay_factor * seconds)
+        if h.robots is not None and h.robots.crawl_delay is not None:
+            delay = max(delay, min(h.robots.crawl_delay, s.max_crawl_delay))
+        return delay
+
+    async def _visit(self, h: Host) -> None:
+        try:
+            s = self.settings
+            now = time.monotonic()
+            if s.robots and (h.robots is None or now - h.robots_at > s.robots_ttl):
+                await self._fetch_robots(h)
+                return
+            entry = self.frontier.pop(h)
+            if entry is None:
+                return
+            if s.robots and h.robots is not None:
+                split = urlsplit(entry.url)
+                target = split.path + ("?" + split.query if split.query else "")
+                if not h.robots.allowed(target or "/"):
+                    self._drop(entry, f"robots/{h.robots.source}" if h.robots.disallow_all else "robots")
+                    return
+            if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
+                self._drop(entry, "trap/host-budget")
+                return
+            await self._fetch(h, entry)
+        finally:
+            self.frontier.release(h)
+
+    def _drop(self, e: Entry, reason: str, message: str = "") -> None:
+        self.frontier.finish(e, DROPPED, reason)
+        self.ctx.drop("crawl", reason, message, url=e.url)
+
+    def _host_counter(self, host: str) -> Counter[str]:
+        c = self.per_host.get(host)
+        if c is None:
+            c = self.per_host[host] = Counter()
+        return c
+
+    async def _get(
+        self, url: str, headers: list[tuple[str, str]], max_bytes: int, accept: tuple[str, ...]
+    ) -> FetchResponse:
+        assert self.transport is not None
+        self.requests += 1
+        self.stats.inc("fetch/requests")
+        return await self.transport.fetch(FetchRequest(url, headers, max_bytes, accept))
+
+    async def _fetch_robots(self, h: Host) -> None:
+        s = self.settings
+        url = f"{self.frontier.scheme_of(h)}://{h.name}/robots.txt"
+        rules: RobotsRules
+        resp: FetchResponse | None = None
+        seconds = 0.0
+        try:
+            for _hop in range(6):
+                resp = await self._get(url, [], MAX_ROBOTS_BYTES + 1, ())
+                seconds += resp.seconds
+                location = resp.header("Location")
+                if resp.status in (301, 302, 303, 307, 308) and location:
+                    self.stats.inc("robots/redirect")
+                    url = urljoin(url, location)
+                    continue
+                break
+            assert resp is not None
+            if resp.status in (301, 302, 303, 307, 308):
+                rules = RobotsRules.allow_all("4xx")  # too many redirects: as if unavailable (RFC 9309)
+            else:
+                rules = RobotsRules.for_status(resp.status, resp.body, s.agent_token)
+            self.stats.inc(f"robots/status/{resp.status // 100}xx")
+            if resp.truncated or rules.truncated:
+                self.stats.inc("robots/truncated")
+            if rules.bad_lines:
+                self.stats.inc("robots/bad-lines", rules.bad_lines)
+            self._store_response(resp, url, "robots", None)
+        except FetchError as exc:
+            self.stats.inc(f"robots/error/{exc.kind}")
+            h.robots_failures += 1
+            if exc.kind in ("timeout", "connect", "payload") and h.robots_failures <= s.max_retries:
+                # unreachable for now: ask again later before giving up on the whole host
+                h.next_at = time.monotonic() + max(s.min_delay, 1.0) * 2**h.robots_failures
+                self.stats.inc("robots/retry")
+                return
+            rules = RobotsRules.forbid_all("unreachable")
+            self.ctx.drop("robots", f"robots-unreachable/{exc.kind}", str(exc), url=url)
+        self.stats.inc("robots/fetched")
+        h.robots = rules
+        h.robots_at = time.monotonic()
+        h.next_at = time.monotonic() + self._politeness_delay(h, seconds)
+        if s.sitemaps and rules.sitemaps:
+            entries = []
+            for sm in rules.sitemaps[:10]:
+                e = self.admit(sm, depth=0, priority=5.0, kind="sitemap")
+                if e is not None:
+                    entries.append(e)
+            self.stats.inc("discover/sitemaps", self.add_urls(entries))
+
+    async def _fetch(self, h: Host, e: Entry) -> None:
+        s = self.settings
+        headers: list[tuple[str, str]] = []
+        if s.conditional and e.fetches > 0:
+            if e.etag:
+                headers.append(("If-None-Match", e.etag))
+            if e.modified:
+                headers.append(("If-Modified-Since", e.modified))
+        accept = s.accept_types if e.kind == "page" else ()
+        hc = self._host_counter(h.name)
+        try:
+            resp = await self._get(e.url, headers, s.max_body_bytes, accept)
+        except FetchError as exc:
+            self.stats.inc(f"fetch/error/{exc.kind}")
+            hc["errors"] += 1
+            h.errors += 1
+            backoff = min(s.max_retry_after, max(s.min_delay, 1.0) * (2 ** min(h.errors, 6)))
+            h.next_at = time.monotonic() + backoff
+            e.retries += 1
+            if exc.kind in ("timeout", "connect") and e.retries <= s.max_retries:
+                self.stats.inc("fetch/retry")
+                self.frontier.push_back(h, e)
+            else:
+                self._drop(e, f"fetch/{exc.kind}", str(exc))
+            return
+        h.errors = 0
+        h.last_seconds = resp.seconds
+        status = resp.status
+        self.stats.inc(f"fetch/status/{status}")
+        self.stats.inc(f"fetch/status-class/{status // 100}xx")
+        self.stats.inc("fetch/bytes", len(resp.body))
+        self.bytes_run += len(resp.body)
+        hc["requests"] += 1
+        hc["bytes"] += len(resp.body)
+        h.next_at = time.monotonic() + self._politeness_delay(h, resp.seconds)
+        if status in (429, 503):
+            wait = _retry_after(resp.header("Retry-After"), s.max_retry_after)
+            self.stats.inc(f"fetch/backoff/{status}")
+            self._store_response(resp, e.url, "backoff", None)
+            if wait is not None:
+                h.next_at = max(h.next_at, time.monotonic() + wait)
+            e.retries += 1
+            if e.retries <= s.max_retries:
+                self.frontier.push_back(h, e)
+            else:
+                self._drop(e, f"fetch/status-{status}")
+            return
+        if resp.skipped:
+            self._drop(
+                e, f"content-type/{(resp.header('Content-Type') or '').split(';')[0].strip() or 'none'}"
+            )
+            return
+        if resp.truncated:
+            self.stats.inc("fetch/truncated")
+            self.ctx.drop("crawl", "too-large", f"body cut at {s.max_body_bytes} bytes", url=e.url)
+        e.fetches += 1
+        previous = e.last_fetch
+        e.last_fetch = time.time()
+        h.fetched += 1
+        self.pages_total += 1
+        self.pages_run += 1
+        hc["pages"] += 1
+        if status == 304:
+            self.stats.inc("fetch/not-modified")
+            self._schedule(e, previous, changed=False)
+            return
+        e.etag = resp.header("ETag")
+        e.modified = resp.header("Last-Modified")
+        links = self._process(e, resp)
+        if 300 <= status < 400:
+            location = resp.header("Location")
+            if location:
+                if e.hops + 1 > s.max_redirects:
+                    self.ctx.drop(
+                        "crawl", "redirect-limit", f"more than {s.max_redirects} redirects", url=location
+                    )
+                else:
+                    target = self.admit(
+                        urljoin(e.url, location),
+                        depth=e.depth,
+                        priority=e.priority + 1,
+                        hops=e.hops + 1,
+                        anchor=e.anchor,
+                    )
+                    if target is not None and self.add_urls([target]) == 0:
+                        self.stats.inc("redirect/seen-target")
+        children = []
+        for link in links:
+            child = self.admit(
+                link.url,
+                depth=e.depth + 1,
+                priority=self._priority(e, link.text, link.url),
+                anchor=link.text,
+                kind=link.rel if link.rel in ("sitemap", "feed") else "page",
+            )
+            if child is not None:
+                children.append(child)
+        self.stats.inc("discover/links", len(links))
+        if children:
+            self.add_urls(children)
+        digest = hashlib.blake2b(resp.body, digest_size=12).hexdigest()
+        changed = e.digest is not None and digest != e.digest
+        e.digest = digest
+        self._schedule(e, previous, changed=changed)
+
+    def _priority(self, parent: Entry, anchor: str, url: str) -> float:
+        if self.focus is not None:
+            return 10.0 * self.focus.link_score(
+                anchor, url, parent.priority / 10.0 if parent.priority <= 10 else 1.0
+            )
+        return -float(parent.depth + 1)  # breadth first
+
+    def _schedule(self, e: Entry, previous: float, *, changed: bool) -> None:
+        s = self.settings
+        if previous:
+            history = ChangeHistory(max(0, e.fetches - 2), e.changes, e.watched)
+            history.observe(e.last_fetch - previous, changed)
+            e.changes, e.watched = history.changes, history.watched
+            if changed:
+                self.stats.inc("revisit/changed")
+            else:
+                self.stats.inc("revisit/unchanged")
+        if not s.revisit or e.kind == "sitemap":
+            self.frontier.finish(e, DONE)
+            return
+        if e.kind == "feed":  # a feed is polled at its own ``ttl`` (set when it was read)
+            self.frontier.finish(e, REVISIT)
+            return
+        history = ChangeHistory(max(0, e.fetches - 1), e.changes, e.watched)
+        rate = estimate_rate(history, prior=1.0 / s.revisit_max)
+        e.due = time.time() + revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
+        self.frontier.finish(e, REVISIT)
+
+    # -- what a response becomes -------------------------------------------------------------------
+
+    def _document(self, resp: FetchResponse, url: str, source: str) -> Document:
+        doc = Document(
+            url=url,
+            fetched_at=datetime.now(UTC),
+            status=resp.status,
+            http_headers=list(resp.headers),
+            raw=resp.body,
+            source=source,
+            record_id=new_record_id(),
+        )
+        if self.recorder is not None and doc.fetched_at is not None:
+            self.recorder.write(
+                url, "GET", resp.request_headers, doc.fetched_at, concurrent_to=doc.record_id, ip=resp.ip
+            )
+        if resp.ip:
+            doc.warc_headers.append(("WARC-IP-Address", resp.ip))
+        if resp.truncated:
+            doc.warc_headers.append(("WARC-Truncated", "length"))
+        return doc
+
+    def _run_steps(self, doc: Document, extra: Sequence[Link] = ()) -> Document | None:
+        """The pipeline, then ``extra`` links (a redirect's target) added before the writer stores."""
+        docs = [doc]
+        for step in self.steps[:-1]:
+            docs = list(step.run(docs, self.ctx))
+        if docs and extra:
+            docs[0].links.extend(extra)
+        if self.steps:
+            docs = list(self.steps[-1].run(docs, self.ctx))
+        return docs[0] if docs else None
+
+    def _store_response(self, resp: FetchResponse, url: str, kind: str, e: Entry | None) -> None:
+        if not self.settings.store or not self.steps:
+            return
+        source = (
+            f"{self._source_prefix}/{kind}" if e is None else f"{self._source_prefix}/{e.key}/{e.fetches}"
+        )
+        self._run_steps(self._document(resp, url, source))
+
+    def _process(self, e: Entry, resp: FetchResponse) -> list[Link]:
+        """Store the response and return the links it holds (pages, sitemaps and feeds alike)."""
+        s = self.settings
+        ctype = (resp.header("Content-Type") or "").split(";", 1)[0].strip().lower()
+        links: list[Link] = []
+        if e.kind == "sitemap" or (s.sitemaps and e.url.endswith((".xml", ".xml.gz")) and "sitemap" in e.url):
+            info = parse_sitemap(resp.body)
+            if info.problem:
+                self.stats.inc("discover/sitemap-problem")
+            if e.depth < s.max_sitemap_depth:
+                links += [Link(u, "", "sitemap") for u in info.sitemaps]
+            elif info.sitemaps:
+                self.stats.inc("drop/sitemap-depth", len(info.sitemaps))
+            for item in info.urls:
+                links.append(Link(item.url, "", ""))
+                if item.changefreq in CHANGEFREQ_RATE:
+                    self.stats.inc(f"discover/changefreq/{item.changefreq}")
+            self.stats.inc("discover/sitemap-urls", len(info.urls))
+            self._store_links_doc(e, resp, links)
+            return [Link(link.url, link.text, link.rel) for link in links]
+        if s.feeds and is_feed(ctype, resp.body[:1024]):
+            feed = parse_feed(resp.body)
+            links = [Link(u, t) for u, t in feed.links]
+            self.stats.inc("discover/feed-links", len(links))
+            e.kind = "feed"
+            ttl = feed.ttl_seconds if feed.ttl_seconds is not None else s.revisit_min
+            e.due = time.time() + min(s.revisit_max, max(s.revisit_min, ttl))
+            self._store_links_doc(e, resp, links)
+            return links
+        if not s.store or not self.steps:
+            if 200 <= resp.status < 300 and ("html" in ctype or not ctype):
+                try:
+                    return extract_links(resp.body, e.url)
+                except Exception as exc:  # isolation: a page that breaks the parser is one drop
+                    self.ctx.error("links", exc, url=e.url)
+            return []
+        extra = []
+        if 300 <= resp.status < 400 and resp.header("Location"):
+            extra.append(Link(urljoin(e.url, resp.header("Location") or ""), e.anchor, "redirect"))
+        doc = self._run_steps(
+            self._document(resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}"), extra
+        )
+        if doc is None:
+            return []
+        if self.focus is not None and doc.text:
+            e.priority = 10.0 * self.focus.learn(doc.text, [e.anchor])
+        if doc.metadata.get("robots_nofollow") or doc.metadata.get("nofollow"):
+            self.stats.inc("discover/nofollow")
+            return []
+        return list(doc.links) if 200 <= resp.status < 300 else []
+
+    def _store_links_doc(self, e: Entry, resp: FetchResponse, links: list[Link]) -> None:
+        if not self.settings.store or not self.steps:
+            return
+        doc = self._document(resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}")
+        doc.links = list(links)
+        # The writer stores the links, so a resumed crawl can replay them; no conversion needed.
+        list(self.steps[-1].run([doc], self.ctx))

@@ -1,0 +1,131 @@
+"""``crawl``: seeds → crawler → pipeline → the collection; the library function behind ``trawl crawl``.
+
+The frontier lives in the collection (``frontier/crawl.sqlite``, or ``frontier/shard-i-of-N.sqlite``
+for one shard of a partitioned crawl; other shards' URLs travel through ``frontier/route-*.tsv``),
+the counters in ``stats/<run>.json`` beside those of every other run, per-host counters in
+``stats/<run>.hosts.jsonl``, the drops with their reasons in ``stats/<run>.drops.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from trawl.convert.html import default_steps
+from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, Progress
+from trawl.crawl.frontier import Entry, Frontier
+from trawl.crawl.warcreq import RequestRecorder
+from trawl.document import Link
+from trawl.errors import ConfigError, RecordNotFound, StoreError
+from trawl.store.collection import Collection
+
+__all__ = ["crawl", "crawl_testweb", "frontier_path"]
+
+
+def frontier_path(collection: Collection, settings: CrawlSettings) -> Path:
+    name = "crawl.sqlite" if settings.shards == 1 else f"shard-{settings.shard}-of-{settings.shards}.sqlite"
+    return collection.path / "frontier" / name
+
+
+def _recoverer(collection: Collection) -> Callable[[Entry, str], list[Link] | None]:
+    """Was this queued URL stored by the run that was killed? If so, the links it held."""
+
+    def recover(entry: Entry, source: str) -> list[Link] | None:
+        try:
+            record = collection.find(entry.url)
+        except (RecordNotFound, StoreError):
+            return None
+        if record.capture.get("source") != source:
+            return None
+        out = record.cells.get("links", {}).get("out", [])
+        return [
+            Link(str(d.get("url", "")), str(d.get("text", "")), str(d.get("rel", "")))
+            for d in out
+            if d.get("url")
+        ]
+
+    return recover
+
+
+def crawl(
+    seeds: Sequence[str],
+    collection: Collection,
+    settings: CrawlSettings,
+    *,
+    resume: bool = False,
+    fresh: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> CrawlResult:
+    """Crawl from ``seeds`` into ``collection`` (or continue the crawl it holds, with ``resume``)."""
+    path = frontier_path(collection, settings)
+    if path.exists() and not resume:
+        if not fresh:
+            raise ConfigError(
+                f"{str(path)!r} holds an earlier crawl; add --resume to continue it, or --fresh to start over"
+            )
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+    if resume and not path.exists() and not seeds:
+        raise ConfigError(f"nothing to resume: {str(path)!r} does not exist; give SEED URLs to start a crawl")
+    run, ctx = collection.new_run()
+    frontier = Frontier(path)
+    steps = [*default_steps(collection.config), collection.writer()] if settings.store else []
+    recorder = (
+        RequestRecorder(collection.path / "warc", prefix=collection.config.warc.prefix)
+        if settings.store
+        else None
+    )
+    crawler = Crawler(
+        settings,
+        frontier,
+        steps=steps,
+        ctx=ctx,
+        recover=_recoverer(collection),
+        inbox_dir=collection.path / "frontier" if settings.shards > 1 else None,
+        on_progress=on_progress,
+        requests=recorder,
+    )
+    try:
+        result = asyncio.run(crawler.run(seeds))
+    finally:
+        for step in steps:
+            step.close()
+        if recorder is not None:
+            recorder.close()
+        frontier.close()
+        ctx.stats.finished = ctx.stats.finished or None
+        ctx.audit.close()
+        collection.save_run(run, ctx.stats)
+    result.run = run
+    # per-host counters (pages, requests, bytes, errors), one JSON line a host (not *.json: that
+    # name is the run's counters, which every reader of stats/ merges)
+    hosts_file = collection.path / "stats" / f"{run}.hosts.jsonl"
+    hosts_file.write_text(
+        "".join(
+            json.dumps({"host": h, **c}, sort_keys=True) + "\n" for h, c in sorted(result.per_host.items())
+        ),
+        encoding="utf-8",
+    )
+    return result
+
+
+def crawl_testweb(
+    path: Path, *, seed: int = 0, hosts: int = 8, pages: int = 6, max_pages: int = 80, special: bool = False
+) -> CrawlResult:
+    """Serve a small :class:`~trawl.testweb.TestWeb` on loopback and crawl it into a new collection
+    at ``path`` (what ``trawl demo`` shows of the crawler; a few seconds)."""
+    from trawl.testweb import ServerThread, TestWeb  # noqa: PLC0415 - the test web is only needed here
+
+    web = TestWeb(seed, hosts=hosts, pages=pages, special=special, change_rates=(0.0,))
+    with ServerThread(web) as server, Collection.create(path) as collection:
+        settings = CrawlSettings(
+            min_delay=0.02,
+            delay_factor=1.0,
+            max_pages=max_pages,
+            read_timeout=2.0,
+            total_timeout=5.0,
+            resolve=tuple(server.resolve_rules()),
+        )
+        return crawl(web.seeds(), collection, settings, fresh=True)

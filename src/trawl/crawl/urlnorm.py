@@ -1,0 +1,126 @@
+"""URL normal form, the seen-set key, and the shard that owns a host.
+
+A crawler meets the same page under many spellings (``HTTP://Example.com:80/a/./b/../c#top``);
+fetching each spelling wastes the host's time and the crawl's budget. :func:`normalize_url`
+brings a URL to one form (lower-case scheme and host, IDNA host, no default port, dot segments
+resolved, percent-escapes of unreserved characters decoded and the rest upper-cased, no fragment,
+session-id parameters removed) and returns ``None`` for anything a web crawler cannot fetch.
+The query keeps its order: ``?a=1&b=2`` and ``?b=2&a=1`` may be different pages to the server
+(the SURT key in :mod:`trawl.urls` sorts them, because for *storage* they are one row).
+
+:func:`url_key` is a 64-bit hash of the normal form, the unit of the seen set;
+:func:`shard_of` assigns a host to one of N crawler shards, so that each shard owns the
+politeness of its hosts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import SplitResult, urlsplit, urlunsplit
+
+__all__ = ["SESSION_PARAMS", "host_of", "normalize_url", "shard_of", "url_key"]
+
+#: Query parameters that only carry a session: the same page under a new name for every visitor.
+SESSION_PARAMS = frozenset({"sid", "sessionid", "session_id", "phpsessid", "jsessionid", "aspsessionid"})
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_JSESSION = re.compile(r";jsessionid=[^/?#]*", re.IGNORECASE)
+MAX_URL_LENGTH = 2048
+
+
+def _fix_escape(match: re.Match[str]) -> str:
+    byte = int(match.group(1), 16)
+    if byte in _UNRESERVED:
+        return chr(byte)
+    return "%" + match.group(1).upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    if "." not in path:
+        return path
+    out: list[str] = []
+    segments = path.split("/")
+    for i, seg in enumerate(segments):
+        if seg == ".":
+            if i == len(segments) - 1:
+                out.append("")
+            continue
+        if seg == "..":
+            if len(out) > 1:
+                out.pop()
+            if i == len(segments) - 1:
+                out.append("")
+            continue
+        out.append(seg)
+    result = "/".join(out)
+    return result if result.startswith("/") else "/" + result
+
+
+def _host(hostname: str) -> str | None:
+    host = hostname.strip(".").lower()
+    if not host:
+        return None
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    return host
+
+
+def normalize_url(url: str) -> str | None:
+    """The normal form of ``url``, or ``None`` if it is not a fetchable http(s) URL."""
+    url = url.strip()
+    if not url or len(url) > MAX_URL_LENGTH:
+        return None
+    try:
+        parts: SplitResult = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    host = _host(parts.hostname)
+    if host is None or any(c in host for c in " <>\\^`{|}"):
+        return None
+    netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = parts.path or "/"
+    if ";" in path:
+        path = _JSESSION.sub("", path)
+    if "%" in path:
+        path = _ESCAPE.sub(_fix_escape, path)
+    path = _remove_dot_segments(path).replace(" ", "%20")
+    query = parts.query
+    if query:
+        kept = [p for p in query.split("&") if p and p.split("=", 1)[0].lower() not in SESSION_PARAMS]
+        query = "&".join(kept)
+        if "%" in query:
+            query = _ESCAPE.sub(_fix_escape, query)
+        query = query.replace(" ", "+")
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def host_of(url: str) -> str:
+    """The ``host[:port]`` part of a normalised URL: the unit of politeness."""
+    start = url.find("//") + 2
+    end = url.find("/", start)
+    return url[start:] if end < 0 else url[start:end]
+
+
+def url_key(url: str) -> int:
+    """A signed 64-bit hash of a normalised URL (SQLite integers are signed 64-bit)."""
+    return int.from_bytes(
+        hashlib.blake2b(url.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big", signed=True
+    )
+
+
+def shard_of(host: str, shards: int) -> int:
+    """The shard (0 … shards-1) that owns ``host``: a stable hash, the same in every process."""
+    if shards <= 1:
+        return 0
+    digest = hashlib.blake2b(host.lower().encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % shards

@@ -1,0 +1,118 @@
+"""WARC ``request`` records: what the crawler sent, beside the ``response`` records of what came back.
+
+The collection's :class:`~trawl.store.warcfile.WarcFileWriter` writes responses (and resources and
+revisits); a crawl also owes the archive its requests (WARC 1.1 §6.5: a ``request`` record holds
+the full HTTP request, and ``WARC-Concurrent-To`` ties it to its response). This small writer puts
+them in the collection's ``warc/`` directory in files of their own,
+``{prefix}-requests-{YYYYmmddHHMMSS}-{serial}.warc.gz``, one gzip member per record, so that any
+WARC reader sees the pairs and the collection's readers (which skip request records) are not
+slowed down by them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+import zlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO
+
+__all__ = ["RequestRecorder", "new_record_id"]
+
+
+def new_record_id() -> str:
+    return f"<urn:uuid:{uuid.uuid4()}>"
+
+
+def _date(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _clean(value: str) -> str:
+    return value.replace("\r", " ").replace("\n", " ")
+
+
+class RequestRecorder:
+    """Appends ``request`` records to a WARC file of its own, rotated at ``max_bytes``."""
+
+    def __init__(
+        self, directory: Path, *, prefix: str = "trawl", max_bytes: int = 1 << 30, level: int = 6
+    ) -> None:
+        self.directory = Path(directory)
+        self.prefix = f"{prefix}-requests"
+        self.max_bytes = max_bytes
+        self.level = level
+        self._fh: IO[bytes] | None = None
+        self._size = 0
+        self._serial = 0
+        self.records = 0
+
+    def _open(self) -> IO[bytes]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        while True:
+            stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+            path = self.directory / f"{self.prefix}-{stamp}-{self._serial:05d}.warc.gz"
+            self._serial += 1
+            try:
+                fh = path.open("xb")
+            except FileExistsError:
+                continue
+            self._fh, self._size = fh, 0
+            return fh
+
+    def write(
+        self,
+        url: str,
+        method: str,
+        headers: list[tuple[str, str]],
+        when: datetime,
+        *,
+        concurrent_to: str | None = None,
+        ip: str | None = None,
+    ) -> None:
+        """One request record for ``method url`` with ``headers``, sent at ``when``."""
+        split = url.split("//", 1)[-1]
+        slash = split.find("/")
+        target = split[slash:] if slash >= 0 else "/"
+        head = f"{method} {target} HTTP/1.1\r\n" + "".join(
+            f"{_clean(k)}: {_clean(v)}\r\n" for k, v in headers
+        )
+        block = (head + "\r\n").encode("utf-8")
+        digest = "sha1:" + base64.b32encode(hashlib.sha1(block).digest()).decode("ascii")
+        fields = [
+            ("WARC-Type", "request"),
+            ("WARC-Record-ID", new_record_id()),
+            ("WARC-Date", _date(when)),
+            ("WARC-Target-URI", _clean(url).replace(" ", "%20")),
+        ]
+        if concurrent_to:
+            fields.append(("WARC-Concurrent-To", concurrent_to))
+        if ip:
+            fields.append(("WARC-IP-Address", ip))
+        fields += [
+            ("Content-Type", "application/http; msgtype=request"),
+            ("Content-Length", str(len(block))),
+            ("WARC-Block-Digest", digest),
+        ]
+        record = (
+            ("WARC/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields) + "\r\n").encode()
+            + block
+            + b"\r\n\r\n"
+        )
+        packer = zlib.compressobj(self.level, zlib.DEFLATED, 31)
+        member = packer.compress(record) + packer.flush()
+        fh = self._fh
+        if fh is None or self._size >= self.max_bytes:
+            self.close()
+            fh = self._open()
+        fh.write(member)
+        fh.flush()
+        self._size += len(member)
+        self.records += 1
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None

@@ -1,0 +1,679 @@
+"""The generated web: which hosts exist, and what each one answers to each request.
+
+:class:`TestWeb` is a pure function of its seed: ``respond(host, target, headers, now)`` gives a
+:class:`Reply` (status, headers, body, and how to misbehave while sending it). Nothing is
+stored; pages are rendered on demand, so a web of thousands of hosts costs no memory.
+
+Ordinary hosts ``h0.test`` … ``h{N-1}.test`` each have ``pages`` article pages in one of nine
+languages (texts from :mod:`trawl.demo_content`), in that language's legacy or UTF-8 encoding,
+declared in the header, in ``<meta>`` or nowhere; a shared boilerplate (navigation, footer);
+links within the host and across hosts with the target's title as anchor text; exact duplicates
+(every page ``i ≡ 9 mod 10`` repeats page ``i-2`` byte for byte), near duplicates (``i ≡ 8``:
+page ``i-1`` with one line changed), a print version of every page (``?print=1``); one of five
+robots.txt variants; sitemaps and RSS feeds on some hosts; and change over time: page ``i`` is
+rewritten at the events of a Poisson process of rate ``change_rates[i % len(change_rates)]`` per
+second, seeded, so :meth:`TestWeb.version` and :meth:`TestWeb.change_rate` are the ground truth
+a revisit policy is judged against (``ETag`` and ``Last-Modified`` follow the version, and
+conditional requests get ``304``).
+
+With ``special=True`` the web also holds the hosts a crawler must survive (see
+:data:`SPECIAL_HOSTS`): slow, failing, rate-limiting, refusing, garbage-speaking, dripping,
+lying about lengths, gzip bombs, endless bodies, redirect loops, traps, huge/malformed/5xx/
+redirected robots.txt, a recursive sitemap index, documents (PDF, DOCX) and feeds.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import hashlib
+import random
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from email.utils import formatdate
+from functools import cache, lru_cache
+from html import escape
+
+from trawl.demo_content import SITES, Site
+
+__all__ = ["SPECIAL_HOSTS", "Reply", "TestWeb"]
+
+#: The hosts that misbehave, and how (all present when ``special=True``).
+SPECIAL_HOSTS: dict[str, str] = {
+    "slow.test": "answers every request after a delay (TestWeb.slow_seconds)",
+    "fail.test": "answers 500 to everything but robots.txt (404)",
+    "busy.test": "answers 429 with Retry-After: 1 to a request less than a second after the last one",
+    "unavailable.test": "answers 503 with Retry-After: 1 to the first request for each path",
+    "refuse.test": "resolves to a port where nothing listens (connection refused)",
+    "nxdomain.test": "does not resolve (DNS failure)",
+    "garbage.test": "answers with bytes that are not HTTP",
+    "slowloris.test": "sends headers, then one byte every 0.2 s",
+    "badlength.test": "declares a Content-Length larger than the body, then closes",
+    "bomb.test": "serves a gzip bomb (Content-Encoding: gzip, 16 MiB of zeros in ~16 KiB)",
+    "endless.test": "streams a chunked body that never ends",
+    "redirects.test": "redirect chains, a redirect loop, and relative and cross-host redirects",
+    "trap.test": "an infinite calendar, session ids in every link, ever deeper paths",
+    "bigrobots.test": "a 10 MB robots.txt",
+    "badrobots.test": "a malformed robots.txt (binary junk, rules outside groups)",
+    "robots5xx.test": "robots.txt answers 503 (the host must not be crawled)",
+    "robotsredirect.test": "robots.txt redirects to /policy.txt, which disallows /secret/",
+    "delay.test": "robots.txt asks for Crawl-delay: 0.2",
+    "sitemaps.test": "robots.txt lists a sitemap index that includes itself, a gzipped and a text sitemap",
+    "docs.test": "PDF and DOCX documents, and a PNG image (a type the crawler refuses on its headers)",
+    "news.test": "RSS and Atom feeds whose items change often",
+}
+
+_ENCODINGS: dict[str, tuple[str, ...]] = {
+    "en": ("utf-8", "windows-1252"),
+    "de": ("iso-8859-1", "utf-8"),
+    "fr": ("utf-8", "windows-1252"),
+    "ru": ("windows-1251", "koi8-r"),
+    "ja": ("shift_jis", "euc-jp"),
+    "es": ("utf-8", "iso-8859-1"),
+    "zh": ("gb18030", "utf-8"),
+    "el": ("iso-8859-7", "utf-8"),
+    "ar": ("windows-1256", "utf-8"),
+}
+
+_GZIP_BOMB_SIZE = 16 << 20
+_EPOCH = 1709294400.0  # 2024-03-01T12:00:00Z: server time 0, for Last-Modified
+_BIG_ROBOTS_SIZE = 10 << 20
+
+
+@dataclass(slots=True)
+class Reply:
+    """One answer: status, headers, body, and how to deliver it.
+
+    ``mode``: ``normal``; ``garbage`` (non-HTTP bytes, then close); ``drip`` (headers, then one
+    body byte every ``drip_interval`` s); ``stream`` (a chunked body that never ends); ``short``
+    (``Content-Length`` says more than is sent, then close).
+    """
+
+    status: int
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+    delay: float = 0.0
+    mode: str = "normal"
+
+
+def _h(text: str) -> str:
+    return escape(text, quote=False)
+
+
+def _a(text: str) -> str:
+    return escape(text, quote=True)
+
+
+@cache
+def _gzip_bomb() -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = bytes(1 << 20)
+    out = [packer.compress(chunk) for _ in range(_GZIP_BOMB_SIZE >> 20)]
+    out.append(packer.flush())
+    return b"".join(out)
+
+
+@cache
+def _big_robots() -> bytes:
+    lines = [b"User-agent: *\n"]
+    size = 14
+    i = 0
+    while size < _BIG_ROBOTS_SIZE:
+        line = f"Disallow: /private-{i:07d}/\n".encode()
+        lines.append(line)
+        size += len(line)
+        i += 1
+    lines.append(b"Disallow: /p/3.html\n")  # past the parse cap: must be ignored
+    return b"".join(lines)
+
+
+def _docs() -> tuple[bytes, bytes]:
+    from trawl.demo import _docx, _pdf  # noqa: PLC0415 - the demo's document builders, used lazily
+
+    pdf = _pdf(
+        "Annual report of the test web",
+        ["The test web grew to many hosts this year.", "Every host answered politely."],
+        author="trawl testweb",
+        created="D:20240301120000Z",
+    )
+    docx = _docx(
+        "Notes on crawling",
+        ["Crawlers must be polite.", "They must obey robots.txt and survive hostile servers."],
+        author="trawl testweb",
+        created="2024-03-01T12:00:00Z",
+    )
+    return pdf, docx
+
+
+class TestWeb:
+    """A deterministic generated web (see the module docstring)."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        hosts: int = 50,
+        pages: int = 20,
+        special: bool = True,
+        cross_links: int = 2,
+        change_rates: Sequence[float] = (0.0, 0.001, 0.01, 0.1),
+        slow_seconds: float = 0.1,
+        start: float = 0.0,
+    ) -> None:
+        if hosts < 1 or pages < 2:
+            raise ValueError(f"a test web needs at least 1 host and 2 pages per host, not {hosts}, {pages}")
+        self.seed = seed
+        self.n_hosts = hosts
+        self.pages = pages
+        self.special = special
+        self.cross_links = cross_links
+        self.change_rates = tuple(change_rates) or (0.0,)
+        self.slow_seconds = slow_seconds
+        self.start = start  # the time (server clock) at which every page is at version 0
+        self._events: dict[tuple[str, int], list[float]] = {}
+        self._last_seen: dict[str, float] = {}
+        self._asked: set[tuple[str, str]] = set()
+
+    # -- the web's shape ---------------------------------------------------------------------------
+
+    def warm(self) -> None:
+        """Build the large fixed bodies (gzip bomb, 10 MB robots.txt) now, not on the first request."""
+        if self.special:
+            _gzip_bomb()
+            _big_robots()
+
+    def host_names(self) -> list[str]:
+        names = [f"h{n}.test" for n in range(self.n_hosts)]
+        if self.special:
+            names += [h for h in SPECIAL_HOSTS if h not in ("refuse.test", "nxdomain.test")]
+        return names
+
+    def exists(self, host: str) -> bool:
+        host = host.split(":", 1)[0].lower()
+        if host in SPECIAL_HOSTS:
+            return self.special and host != "nxdomain.test"
+        return self._index(host) is not None
+
+    def _index(self, host: str) -> int | None:
+        if host.startswith("h") and host.endswith(".test") and host[1:-5].isdigit():
+            n = int(host[1:-5])
+            return n if n < self.n_hosts else None
+        return None
+
+    def resolve_rules(self, port: int, address: str = "127.0.0.1") -> list[str]:
+        """``--resolve`` rules for ``trawl crawl``: how a crawler finds this web's hosts."""
+        rules = []
+        if self.special:
+            rules += ["nxdomain.test=fail", f"refuse.test={address}:1"]
+        return [*rules, f"*.test={address}:{port}"]
+
+    def seeds(self) -> list[str]:
+        return ["http://h0.test/"]
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - the web lives as long as its cache should
+    def _host_profile(self, n: int) -> tuple[Site, str, str]:
+        site = SITES[n % len(SITES)]
+        encodings = _ENCODINGS.get(site.lang, ("utf-8",))
+        encoding = encodings[(n // len(SITES)) % len(encodings)]
+        declared = ("header", "meta", "none")[n % 3]
+        if declared == "none" and encoding != "utf-8":
+            declared = "meta"
+        return site, encoding, declared
+
+    def title(self, host: str, page: int) -> str:
+        n = self._index(host)
+        if n is None:
+            return host
+        site = self._host_profile(n)[0]
+        article = site.articles[page % len(site.articles)]
+        return f"{article.title} ({page})"
+
+    def language(self, host: str) -> str | None:
+        """The language of an ordinary host's pages (``None`` for other hosts)."""
+        n = self._index(host)
+        return None if n is None else self._host_profile(n)[0].lang
+
+    def encoding(self, host: str) -> str | None:
+        """The encoding an ordinary host's pages are served in."""
+        n = self._index(host)
+        return None if n is None else self._host_profile(n)[1]
+
+    def change_rate(self, host: str, page: int) -> float:
+        """The true change rate (events per second) of page ``page`` of ``host``."""
+        return self.change_rates[page % len(self.change_rates)]
+
+    def version(self, host: str, page: int, now: float) -> tuple[int, float]:
+        """How many times the page changed by ``now``, and when it last did (server clock)."""
+        rate = self.change_rate(host, page)
+        elapsed = now - self.start
+        if rate <= 0 or elapsed <= 0:
+            return 0, self.start
+        key = (host, page)
+        events = self._events.get(key)
+        if events is None:
+            events = self._events[key] = []
+        if not events or events[-1] < elapsed:
+            rng = random.Random(f"{self.seed}:{host}:{page}:{len(events)}")
+            t = events[-1] if events else 0.0
+            while t < elapsed:
+                t += rng.expovariate(rate)
+                events.append(t)
+        count = bisect.bisect_right(events, elapsed)
+        last = events[count - 1] if count else 0.0
+        return count, self.start + last
+
+    def _rng(self, *parts: object) -> random.Random:
+        return random.Random(":".join(str(p) for p in (self.seed, *parts)))
+
+    # -- answering ---------------------------------------------------------------------------------
+
+    def respond(self, host: str, target: str, headers: dict[str, str], now: float) -> Reply:
+        """The reply of ``host`` to ``GET target`` at server time ``now``."""
+        host = host.split(":", 1)[0].lower()
+        if "://" in target:  # absolute-form (proxy requests)
+            rest = target.split("://", 1)[1]
+            slash = rest.find("/")
+            host = (rest if slash < 0 else rest[:slash]).split(":", 1)[0].lower()
+            target = "/" if slash < 0 else rest[slash:]
+        path, _, query = target.partition("?")
+        n = self._index(host)
+        if n is not None:
+            return self._ordinary(host, n, path, query, headers=headers, now=now)
+        if self.special and host in SPECIAL_HOSTS:
+            return self._special(host, path, query, headers, now)
+        return Reply(421, [("Content-Type", "text/plain")], b"no such host here\n")
+
+    def _html(self, body: str, encoding: str = "utf-8", declared: str = "header") -> Reply:
+        data = body.encode(encoding, "xmlcharrefreplace")
+        ctype = f"text/html; charset={encoding}" if declared == "header" else "text/html"
+        return Reply(200, [("Content-Type", ctype)], data)
+
+    def _not_found(self) -> Reply:
+        return Reply(
+            404,
+            [("Content-Type", "text/html; charset=utf-8")],
+            b"<html><body><h1>Not found</h1></body></html>",
+        )
+
+    def _robots(self, n: int, host: str) -> Reply:
+        variant = n % 5
+        sitemap = f"Sitemap: http://{host}/sitemap.xml\n"
+        if variant == 0:
+            return self._not_found()
+        if variant == 1:
+            text = "User-agent: *\nAllow: /\n" + sitemap
+        elif variant == 2:
+            text = "User-agent: *\nDisallow: /private/\nAllow: /private/open.html\n" + sitemap
+        elif variant == 3:
+            text = "# wildcards\nUser-agent: *\nDisallow: /*?print=\nDisallow: /private/*.html$\n"
+        else:
+            text = (
+                "User-agent: otherbot\nDisallow: /\n\nUser-agent: trawl\nDisallow: /private/\n\n"
+                "User-agent: *\nDisallow: /\n" + sitemap
+            )
+        return Reply(200, [("Content-Type", "text/plain")], text.encode())
+
+    def _page_links(self, host: str, n: int, i: int) -> list[tuple[str, str]]:
+        pages = self.pages
+        links = []
+        for k in range(4):
+            j = (i * 7 + k * 13 + 1) % pages
+            links.append((f"/p/{j}.html", self.title(host, j)))
+        for k in range(self.cross_links):
+            m = (n * 31 + i * 17 + k * 7 + 1) % self.n_hosts
+            j = (i * 3 + k * 5 + n) % pages
+            other = f"h{m}.test"
+            links.append((f"http://{other}/p/{j}.html", self.title(other, j)))
+        if i % 5 == 0:
+            links.append((f"/private/{i}.html", "Members only"))
+        if i % 5 == 1:
+            links.append(("/private/open.html", "Open to all"))
+        links.append((f"/p/{i}.html?print=1", "Print this page"))
+        return links
+
+    def _page_html(
+        self, host: str, n: int, i: int, now: float, *, variant: str = ""
+    ) -> tuple[str, int, float]:
+        site, encoding, declared = self._host_profile(n)
+        version, changed = self.version(host, i, now)
+        article = site.articles[i % len(site.articles)]
+        paragraphs = list(article.paragraphs)
+        if version and paragraphs:
+            shift = version % len(paragraphs)
+            paragraphs = paragraphs[shift:] + paragraphs[:shift]
+        body_text = "\n".join(f"<p>{_h(p)}</p>" for p in paragraphs)
+        links = self._page_links(host, n, i)
+        link_html = "\n".join(f'<li><a href="{_a(u)}">{_h(t)}</a></li>' for u, t in links)
+        nav = "\n".join(f'<li><a href="/#{sid}">{_h(label)}</a></li>' for sid, label in site.sections)
+        meta = f'<meta charset="{encoding}">\n' if declared == "meta" else ""
+        stamp = f"Revision {version}{variant}"
+        page = (
+            f'<!DOCTYPE html>\n<html lang="{site.lang}">\n<head>\n{meta}'
+            f"<title>{_h(self.title(host, i))}</title>\n"
+            f'<meta name="description" content="{_a(article.description)}">\n'
+            f'<link rel="alternate" type="application/rss+xml" href="/feed.xml">\n</head>\n<body>\n'
+            f'<header><a class="logo" href="/">{_h(site.name)}</a>\n<p>{_h(site.tagline)}</p>\n'
+            f"<nav><ul>\n{nav}\n</ul></nav></header>\n"
+            f"<main><article>\n<h1>{_h(article.title)}</h1>\n{body_text}\n"
+            f'<p class="rev">{stamp}</p>\n</article>\n'
+            f"<aside><h2>{_h(site.related_label)}</h2><ul>\n{link_html}\n</ul></aside></main>\n"
+            f"<footer><p>{_h(site.footer)}</p></footer>\n</body>\n</html>\n"
+        )
+        return page, version, changed
+
+    def _ordinary(
+        self, host: str, n: int, path: str, query: str, *, headers: dict[str, str], now: float
+    ) -> Reply:
+        site, encoding, declared = self._host_profile(n)
+        if path == "/robots.txt":
+            return self._robots(n, host)
+        if path == "/":
+            items = "\n".join(
+                f'<li><a href="/p/{i}.html">{_h(self.title(host, i))}</a></li>'
+                for i in range(min(self.pages, 10))
+            )
+            extra = ""
+            if n == 0 and self.special:
+                extra = "\n".join(f'<li><a href="http://{h}/">{_h(h)}</a></li>' for h in SPECIAL_HOSTS)
+            meta = f'<meta charset="{encoding}">\n' if declared == "meta" else ""
+            page = (
+                f'<!DOCTYPE html>\n<html lang="{site.lang}"><head>{meta}'
+                f"<title>{_h(site.name)}</title></head>\n"
+                f"<body><h1>{_h(site.name)}</h1><p>{_h(site.intro)}</p>\n<ul>\n{items}\n{extra}\n</ul>\n"
+                f'<p><a href="http://h{(n + 1) % self.n_hosts}.test/">Next site</a></p></body></html>\n'
+            )
+            return self._html(page, encoding, declared)
+        if path == "/sitemap.xml":
+            urls = "\n".join(
+                f"<url><loc>http://{host}/p/{i}.html</loc><changefreq>daily</changefreq>"
+                f"<priority>{0.9 if i < 3 else 0.5}</priority></url>"
+                for i in range(self.pages)
+            )
+            xml = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}\n</urlset>\n'
+            return Reply(200, [("Content-Type", "application/xml")], xml.encode())
+        if path == "/feed.xml":
+            return self._rss(
+                host, [(f"http://{host}/p/{i}.html", self.title(host, i)) for i in range(min(5, self.pages))]
+            )
+        if path.startswith("/private/"):
+            return self._html(
+                "<html><head><title>Private</title></head><body>"
+                f"<p>Members of {_h(host)} only.</p></body></html>"
+            )
+        if path.startswith("/p/") and path.endswith(".html") and path[3:-5].isdigit():
+            i = int(path[3:-5])
+            if i >= self.pages:
+                return self._not_found()
+            source, variant = i, ""
+            if i % 10 == 9:
+                source = i - 2  # an exact duplicate of page i-2
+            elif i % 10 == 8:
+                source, variant = i - 1, " (mirror)"  # near duplicate: one line differs
+            if query == "print=1":
+                variant += " (print)"
+            page, version, changed = self._page_html(host, n, source, now, variant=variant)
+            etag = f'"{hashlib.blake2b(f"{host}{i}{version}{variant}".encode(), digest_size=8).hexdigest()}"'
+            last_modified = formatdate(_EPOCH + changed, usegmt=True)
+            validators = [("ETag", etag), ("Last-Modified", last_modified)]
+            if headers.get("if-none-match") == etag:
+                return Reply(304, validators)
+            reply = self._html(page, encoding, declared)
+            reply.headers += validators
+            return reply
+        return self._not_found()
+
+    def _rss(self, host: str, items: list[tuple[str, str]], ttl: int = 5) -> Reply:
+        entries = "\n".join(f"<item><title>{_h(t)}</title><link>{_h(u)}</link></item>" for u, t in items)
+        xml = (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
+            f"<title>{_h(host)}</title><link>http://{host}/</link><ttl>{ttl}</ttl>\n{entries}\n</channel></rss>\n"
+        )
+        return Reply(200, [("Content-Type", "application/rss+xml")], xml.encode())
+
+    def _simple_page(self, title: str, links: list[tuple[str, str]], text: str = "") -> Reply:
+        items = "\n".join(f'<li><a href="{_a(u)}">{_h(t)}</a></li>' for u, t in links)
+        return self._html(
+            f"<!DOCTYPE html><html><head><title>{_h(title)}</title></head><body><h1>{_h(title)}</h1>"
+            f"<p>{_h(text)}</p><ul>\n{items}\n</ul></body></html>\n"
+        )
+
+    def _special(self, host: str, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        name = host[:-5]
+        if path == "/robots.txt":
+            robots = self._special_robots(name)
+            if robots is not None:
+                return robots
+            if name not in ("slow", "busy"):
+                return self._not_found()
+        handler = getattr(self, f"_host_{name}", None)
+        if handler is None:
+            return self._not_found()
+        reply: Reply = handler(path, query, headers, now)
+        return reply
+
+    def _special_robots(self, name: str) -> Reply | None:
+        text = {
+            "bigrobots": None,
+            "badrobots": "\x00\x01garbage line\nDisallow: /orphan/\nUser-agent *\nUser-agent: *\n"
+            "Disallow: /p/1.html\nCrawl-delay: soon\nNonsense: yes\n\xff\xfe",
+            "delay": "User-agent: *\nCrawl-delay: 0.2\n",
+            "sitemaps": "User-agent: *\nAllow: /\nSitemap: http://sitemaps.test/index.xml\n",
+        }
+        if name == "bigrobots":
+            return Reply(200, [("Content-Type", "text/plain")], _big_robots())
+        if name == "robots5xx":
+            return Reply(503, [("Content-Type", "text/plain")], b"try later\n")
+        if name == "robotsredirect":
+            return Reply(301, [("Location", "/policy.txt")])
+        value = text.get(name)
+        if value is None:
+            return None
+        return Reply(200, [("Content-Type", "text/plain")], value.encode("utf-8", "surrogateescape"))
+
+    def _few_pages(self, host: str, count: int = 3) -> list[tuple[str, str]]:
+        return [(f"http://{host}/p/{i}.html", f"{host} page {i}") for i in range(count)]
+
+    def _generic(self, host: str, path: str) -> Reply:
+        if path == "/" or (path.startswith("/p/") and path.endswith(".html")):
+            return self._simple_page(f"{host} {path}", self._few_pages(host), "A page of a special host.")
+        return self._not_found()
+
+    def _host_slow(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        reply = self._generic("slow.test", path)
+        reply.delay = self.slow_seconds
+        return reply
+
+    def _host_fail(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return Reply(500, [("Content-Type", "text/plain")], b"internal error\n")
+
+    def _host_busy(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        last = self._last_seen.get("busy")
+        self._last_seen["busy"] = now
+        if last is not None and now - last < 1.0:
+            return Reply(429, [("Retry-After", "1"), ("Content-Type", "text/plain")], b"slow down\n")
+        return self._generic("busy.test", path)
+
+    def _host_unavailable(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        key = ("unavailable", path + "?" + query)
+        if key not in self._asked:
+            self._asked.add(key)
+            return Reply(503, [("Retry-After", "1"), ("Content-Type", "text/plain")], b"maintenance\n")
+        return self._generic("unavailable.test", path)
+
+    def _host_garbage(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        junk = self._rng("garbage", path).randbytes(300)
+        return Reply(200, body=b"\x00SSH-2.0-nonsense\r\n" + junk, mode="garbage")
+
+    def _host_slowloris(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return Reply(200, [("Content-Type", "text/html"), ("Content-Length", "100000")], b"<", mode="drip")
+
+    def _host_badlength(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        body = b"<html><head><title>Short</title></head><body><p>cut</p>"
+        return Reply(200, [("Content-Type", "text/html"), ("Content-Length", "50000")], body, mode="short")
+
+    def _host_bomb(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path != "/":
+            return self._not_found()
+        return Reply(200, [("Content-Type", "text/html"), ("Content-Encoding", "gzip")], _gzip_bomb())
+
+    def _host_endless(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return Reply(
+            200, [("Content-Type", "text/html")], b"<html><body>" + b"<p>more</p>" * 6000, mode="stream"
+        )
+
+    def _host_redirects(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path == "/":
+            links = [
+                ("/loop/a", "a loop"),
+                ("/chain/0", "a long chain"),
+                ("/moved", "moved page"),
+                ("/away", "to another host"),
+                ("/relative", "relative redirect"),
+            ]
+            return self._simple_page("Redirects", links)
+        if path == "/loop/a":
+            return Reply(302, [("Location", "/loop/b")])
+        if path == "/loop/b":
+            return Reply(302, [("Location", "http://redirects.test/loop/a")])
+        if path.startswith("/chain/") and path[7:].isdigit():
+            k = int(path[7:])
+            if k >= 30:
+                return self._simple_page("End of the chain", [])
+            return Reply(301, [("Location", f"/chain/{k + 1}")])
+        if path == "/moved":
+            return Reply(301, [("Location", "/final")])
+        if path == "/relative":
+            return Reply(302, [("Location", "final")])
+        if path == "/away":
+            return Reply(302, [("Location", "http://h1.test/")])
+        if path == "/final":
+            return self._simple_page("Final destination", [])
+        return self._not_found()
+
+    def _host_trap(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        rng = self._rng("trap", path, query, now)
+        sid = f"{rng.getrandbits(64):016x}"
+        if path == "/":
+            links = [
+                ("/cal/2024/01", "calendar"),
+                (f"/s/page?sid={sid}", "session page"),
+                ("/deep/a/", "deep"),
+            ]
+            return self._simple_page("Traps", links)
+        if path.startswith("/cal/"):
+            parts = path.split("/")
+            try:
+                year, month = int(parts[2]), int(parts[3])
+            except (IndexError, ValueError):
+                return self._not_found()
+            month += 1
+            if month > 12:
+                year, month = year + 1, 1
+            return self._simple_page(
+                f"Calendar {parts[2]}/{parts[3]}", [(f"/cal/{year}/{month:02d}", "next month")]
+            )
+        if path == "/s/page":
+            return self._simple_page(
+                "Session", [(f"/s/page?sid={sid}", "again"), (f"/s/other?sid={sid}", "other")]
+            )
+        if path == "/s/other":
+            return self._simple_page("Other", [(f"/s/page?sid={sid}", "back")])
+        if path.startswith("/deep/"):
+            return self._simple_page("Deeper", [(path + "a/", "deeper"), (path + "b/", "deeper still")])
+        return self._not_found()
+
+    def _host_bigrobots(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return self._generic("bigrobots.test", path)
+
+    def _host_badrobots(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return self._generic("badrobots.test", path)
+
+    def _host_robots5xx(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return self._generic("robots5xx.test", path)
+
+    def _host_robotsredirect(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path == "/policy.txt":
+            return Reply(200, [("Content-Type", "text/plain")], b"User-agent: *\nDisallow: /secret/\n")
+        if path == "/":
+            return self._simple_page(
+                "Policy", [("/secret/plans.html", "secret plans"), ("/p/0.html", "public")]
+            )
+        if path.startswith("/secret/"):
+            return self._simple_page("Secret", [])
+        return self._generic("robotsredirect.test", path)
+
+    def _host_delay(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path == "/":
+            return self._simple_page("Delay", self._few_pages("delay.test", 5))
+        return self._generic("delay.test", path)
+
+    def _host_sitemaps(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+        if path == "/index.xml":
+            xml = (
+                f'<?xml version="1.0"?><sitemapindex {ns}>'
+                "<sitemap><loc>http://sitemaps.test/index.xml</loc></sitemap>"
+                "<sitemap><loc>http://sitemaps.test/index2.xml</loc></sitemap>"
+                "<sitemap><loc>http://sitemaps.test/pages.xml.gz</loc></sitemap>"
+                "<sitemap><loc>http://sitemaps.test/list.txt</loc></sitemap></sitemapindex>"
+            )
+            return Reply(200, [("Content-Type", "application/xml")], xml.encode())
+        if path == "/index2.xml":
+            xml = f'<?xml version="1.0"?><sitemapindex {ns}><sitemap><loc>http://sitemaps.test/index.xml</loc></sitemap></sitemapindex>'
+            return Reply(200, [("Content-Type", "application/xml")], xml.encode())
+        if path == "/pages.xml.gz":
+            urls = "".join(
+                f"<url><loc>http://sitemaps.test/p/{i}.html</loc><lastmod>2024-03-0{i + 1}</lastmod>"
+                f"<changefreq>hourly</changefreq><priority>0.{9 - i}</priority></url>"
+                for i in range(4)
+            )
+            xml = f'<?xml version="1.0"?><urlset {ns}>{urls}</urlset>'
+            return Reply(200, [("Content-Type", "application/x-gzip")], gzip.compress(xml.encode(), mtime=0))
+        if path == "/list.txt":
+            return Reply(
+                200,
+                [("Content-Type", "text/plain")],
+                b"http://sitemaps.test/p/10.html\nhttp://sitemaps.test/p/11.html\n",
+            )
+        if path.startswith("/p/") and path.endswith(".html"):
+            return self._simple_page(f"Sitemapped {path}", [], "Only a sitemap links here.")
+        if path == "/":
+            return self._simple_page("Sitemaps", [])
+        return self._not_found()
+
+    def _host_docs(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        pdf, docx = _docs()
+        if path == "/":
+            links = [("/report.pdf", "annual report"), ("/notes.docx", "notes"), ("/logo.png", "our logo")]
+            return self._simple_page("Documents", links)
+        if path == "/logo.png":  # a type a text crawler does not want: refused on its headers
+            return Reply(200, [("Content-Type", "image/png")], b"\x89PNG\r\n\x1a\n" + bytes(200_000))
+        if path == "/report.pdf":
+            return Reply(200, [("Content-Type", "application/pdf")], pdf)
+        if path == "/notes.docx":
+            ctype = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+            return Reply(200, [("Content-Type", ctype)], docx)
+        return self._not_found()
+
+    def _host_news(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        # A new story every 10 seconds of server time: the feed always lists the latest five.
+        latest = max(0, int((now - self.start) // 10))
+        stories = [
+            (f"http://news.test/story/{k}.html", f"Story {k}") for k in range(latest, max(-1, latest - 5), -1)
+        ]
+        if path == "/":
+            return self._simple_page("News", [("/rss.xml", "RSS"), ("/atom.xml", "Atom")])
+        if path == "/rss.xml":
+            return self._rss("news.test", stories, ttl=1)
+        if path == "/atom.xml":
+            entries = "".join(
+                f'<entry><title>{_h(t)}</title><link href="{_a(u)}"/></entry>' for u, t in stories
+            )
+            xml = f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>News</title>{entries}</feed>'
+            return Reply(200, [("Content-Type", "application/atom+xml")], xml.encode())
+        if path.startswith("/story/"):
+            return self._simple_page(f"Story {path[7:-5]}", [], "Something happened.")
+        return self._not_found()

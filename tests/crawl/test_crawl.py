@@ -1,0 +1,278 @@
+"""The crawler against the test web on loopback: real servers, real sockets, no mocks.
+
+Politeness is judged from the server's own request log, as a webmaster would judge it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings
+from trawl.crawl.frontier import Frontier
+from trawl.crawl.job import crawl
+from trawl.store.collection import Collection
+from trawl.testweb import LogEntry, ServerThread, TestWeb, TestWebServer
+
+
+def _by_host(log: list[LogEntry]) -> dict[str, list[LogEntry]]:
+    out: dict[str, list[LogEntry]] = defaultdict(list)
+    for e in log:
+        out[e.host].append(e)
+    for entries in out.values():
+        entries.sort(key=lambda e: e.start)
+    return out
+
+
+def _gaps(entries: list[LogEntry]) -> list[float]:
+    return [b.start - a.end for a, b in itertools.pairwise(entries)]
+
+
+def test_politeness_from_the_server_log() -> None:
+    web = TestWeb(11, hosts=4, pages=6, special=True, change_rates=(0.0,), slow_seconds=0.08)
+    settings_delay = 0.15
+
+    async def main() -> tuple[CrawlResult, list[LogEntry]]:
+        # server and crawler in one event loop: the server's clock readings cannot lag behind
+        # the crawler's, as they could in a thread waiting for the GIL
+        async with TestWebServer(web) as server:
+            settings = CrawlSettings(
+                min_delay=settings_delay,
+                delay_factor=3.0,
+                concurrency=16,
+                resolve=tuple(server.resolve_rules()),
+                hosts=("h0.test", "h1.test", "h2.test", "h3.test", "slow.test", "delay.test", "busy.test"),
+                exclude=(r"busy\.test/p/[12]",),  # each busy.test page costs a second of Retry-After
+                store=False,
+            )
+            return await Crawler(settings, Frontier()).run(web.seeds()), server.log
+
+    result, log = asyncio.run(main())
+    by_host = _by_host(log)
+    assert result.pages > 20
+    for host, entries in by_host.items():
+        gaps = _gaps(entries)
+        # never two requests in flight to one host
+        assert all(g >= 0 for g in gaps), (host, gaps)
+        # and at least the configured delay between them (a little slack for clock granularity)
+        assert all(g >= settings_delay - 0.01 for g in gaps), (host, min(gaps))
+    # a slower host gets longer gaps: k x response time (3 x 0.08 s) beats the minimum
+    slow = _gaps(by_host["slow.test"])
+    assert slow and min(slow) >= 3 * 0.08 - 0.01
+    # robots.txt Crawl-delay: 0.2 is obeyed
+    assert min(_gaps(by_host["delay.test"])) >= 0.2 - 0.01
+    # 429 with Retry-After: 1: the crawler came back no sooner than a second later
+    busy = by_host["busy.test"]
+    for before, after in itertools.pairwise(busy):
+        if before.status == 429:
+            assert after.start - before.end >= 1.0 - 0.02
+    assert result.stats.get("fetch/backoff/429") >= 1
+
+
+def test_hostile_hosts_are_bounded_counted_and_survived(tmp_path: Path) -> None:
+    web = TestWeb(3, hosts=3, pages=4, special=True, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0,
+            delay_factor=0.0,
+            concurrency=32,
+            read_timeout=0.8,
+            total_timeout=2.0,
+            connect_timeout=1.0,
+            max_body_bytes=1 << 20,
+            max_retries=0,
+            max_pages_per_host=40,
+            resolve=tuple(server.resolve_rules()),
+        )
+        t0 = time.monotonic()
+        small = ["decode.max_body_bytes=4194304", "ingest.max_record_bytes=4194304"]
+        with Collection.create(tmp_path / "c", overrides=small) as coll:
+            result = crawl(web.seeds(), coll, settings)
+            rows = {r.url for r in coll.records() if r.capture}
+        elapsed = time.monotonic() - t0
+    c = result.stats
+    assert elapsed < 45
+    assert result.stopped == "done"
+    assert c.get("robots/error/dns") == 1  # nxdomain.test
+    assert (
+        c.get("robots/error/connect") == 1 + settings.max_retries
+    )  # refuse.test, asked again before giving up
+    assert c.get("fetch/error/protocol") >= 1  # garbage.test
+    assert c.get("fetch/error/timeout") >= 1  # slowloris.test
+    # badlength.test: Content-Length longer than the body (a read timeout if the machine is slow)
+    drops = [
+        json.loads(line)
+        for path in (tmp_path / "c" / "stats").glob("*.drops.jsonl")
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    reasons = {d["reason"] for d in drops if d["url"] == "http://badlength.test/"}
+    assert reasons and reasons <= {"fetch/payload", "fetch/timeout"}, reasons
+    assert c.get("fetch/truncated") >= 1  # endless.test, cut at max_body_bytes while streaming
+    assert c.get("decode/size-cap") >= 1  # bomb.test: 64 MiB of gzip output cut by the decoder
+    assert c.get("drop/redirect-limit") >= 1  # redirects.test/chain
+    assert c.get("discover/refused/trap/path-repeat") >= 1  # trap.test/deep/a/a/a…
+    assert c.get("robots/truncated") == 1  # bigrobots.test: 10 MB robots.txt
+    assert c.get("robots/bad-lines") >= 3  # badrobots.test
+    assert c.get("drop/robots/5xx") >= 1  # robots5xx.test: nothing fetched there
+    assert c.get("drop/robots") >= 1
+    assert "http://robotsredirect.test/secret/plans.html" not in rows  # robots.txt reached by redirect
+    assert "http://robotsredirect.test/p/0.html" in rows
+    assert c.get("discover/sitemap-urls") >= 6 and "http://sitemaps.test/p/10.html" in rows  # text sitemap
+    assert "http://sitemaps.test/p/3.html" in rows  # gzipped sitemap via a recursive index
+    assert "http://news.test/story/0.html" in rows  # from the RSS feed
+    assert "http://redirects.test/final" in rows and "http://h1.test/" in rows
+    trap_pages = [u for u in rows if u.startswith("http://trap.test/")]
+    assert len(trap_pages) <= 40 + 1  # the calendar ends at the per-host budget; session ids collapse
+    assert sum(1 for u in rows if u.startswith("http://trap.test/s/")) <= 2
+    assert "http://docs.test/report.pdf" in rows and "http://docs.test/notes.docx" in rows
+    assert c.get("drop/content-type/image/png") == 1 and "http://docs.test/logo.png" not in rows
+
+
+def _check_request_response_pairs(files: list[Path]) -> None:
+    """Every response has its request record (warcio reads both, digests checked)."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    responses, concurrent = set(), set()
+    for path in files:
+        with path.open("rb") as fh:
+            for rec in ArchiveIterator(fh, check_digests=True):
+                if rec.rec_type in ("response", "revisit"):  # an exact duplicate is stored as a revisit
+                    responses.add(rec.rec_headers.get_header("WARC-Record-ID"))
+                elif rec.rec_type == "request":
+                    assert rec.http_headers.protocol == "GET"
+                    assert rec.http_headers.get_header("Host")
+                    concurrent.add(rec.rec_headers.get_header("WARC-Concurrent-To"))
+    assert responses and responses == concurrent
+
+
+def _crawl_cmd(out: Path, rules: list[str], *extra: str) -> list[str]:
+    cmd = [sys.executable, "-c", "import sys; from trawl.cli.main import main; sys.exit(main())", "crawl"]
+    cmd += ["-o", str(out), "--no-progress", "--json", *extra]
+    for rule in rules:
+        cmd += ["--resolve", rule]
+    return cmd
+
+
+def test_kill_9_and_resume_loses_nothing_and_stores_nothing_twice(tmp_path: Path) -> None:
+    web = TestWeb(21, hosts=5, pages=8, special=False, change_rates=(0.0,))
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with ServerThread(web) as server:
+        rules = server.resolve_rules()
+        # the reference: one uninterrupted crawl
+        ref = tmp_path / "ref"
+        settings = CrawlSettings(min_delay=0.0, delay_factor=0.0, resolve=tuple(rules))
+        with Collection.create(ref) as coll:
+            crawl(web.seeds(), coll, settings)
+            expected = {r.url for r in coll.records() if r.capture}
+            _check_request_response_pairs(coll.warc_files())
+        # the victim: killed with SIGKILL in mid-crawl, then resumed
+        out = tmp_path / "victim"
+        proc = subprocess.Popen(
+            _crawl_cmd(out, rules, "http://h0.test/", "--delay", "0.25", "--delay-factor", "0"),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        db = out / "frontier" / "crawl.sqlite"
+        deadline = time.monotonic() + 60
+        done = 0
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if db.exists():
+                try:
+                    with sqlite3.connect(db) as con:
+                        done = con.execute("SELECT COUNT(*) FROM urls WHERE state = 1").fetchone()[0]
+                except sqlite3.Error:
+                    continue
+                if done >= 10:
+                    break
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert 10 <= done < len(expected)
+        r = subprocess.run(
+            _crawl_cmd(out, rules, "--resume", "--delay", "0", "--delay-factor", "0"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert r.returncode == 0, r.stderr
+    with Collection.open(out) as coll:
+        got = {r.url for r in coll.records() if r.capture}
+        assert got == expected
+        table = coll.table
+        for record in coll.records():
+            if not record.capture or record.url.endswith("/robots.txt"):
+                continue  # fetched again by each run, by design
+            versions = table.versions_of(record.row, "fetch", "capture")
+            assert len(versions) == 1, (record.url, versions)
+
+
+@pytest.mark.parametrize("shards", [2])
+def test_shards_partition_hosts_and_route_urls(tmp_path: Path, shards: int) -> None:
+    web = TestWeb(4, hosts=8, pages=3, special=False, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        out = tmp_path / "c"
+        urls_by_shard = []
+        for _round in range(3):  # shards exchange URLs through their inbox files
+            for i in range(shards):
+                settings = CrawlSettings(
+                    min_delay=0.0,
+                    delay_factor=0.0,
+                    resolve=tuple(server.resolve_rules()),
+                    shard=i,
+                    shards=shards,
+                )
+                with Collection.create(out) as coll:
+                    crawl(
+                        web.seeds(),
+                        coll,
+                        settings,
+                        resume=(out / "frontier" / f"shard-{i}-of-{shards}.sqlite").exists(),
+                    )
+        for i in range(shards):
+            with sqlite3.connect(out / "frontier" / f"shard-{i}-of-{shards}.sqlite") as con:
+                urls_by_shard.append({row[0] for row in con.execute("SELECT host FROM urls WHERE state = 1")})
+    assert urls_by_shard[0] and urls_by_shard[1]
+    assert not urls_by_shard[0] & urls_by_shard[1]  # each host belongs to one shard
+    assert len(urls_by_shard[0] | urls_by_shard[1]) == 8
+
+
+def test_resume_recovers_pages_stored_but_not_committed(tmp_path: Path) -> None:
+    """The window a SIGKILL can hit, made deterministic: pages in the collection whose completion
+    never reached the frontier are recognised on resume, not fetched again, their links replayed."""
+    web = TestWeb(9, hosts=2, pages=4, special=False, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(min_delay=0.0, delay_factor=0.0, resolve=tuple(server.resolve_rules()))
+        out = tmp_path / "c"
+        with Collection.create(out) as coll:
+            crawl(web.seeds(), coll, settings)
+        db = out / "frontier" / "crawl.sqlite"
+        with sqlite3.connect(db) as con:
+            lost = [
+                row[0]
+                for row in con.execute("SELECT url FROM urls WHERE state = 1 AND url LIKE '%/p/%' LIMIT 5")
+            ]
+            # as if the last commit never happened: these pages are queued again, their links unknown
+            marks = ",".join("?" * len(lost))
+            con.execute(f"UPDATE urls SET state = 0, fetches = fetches - 1 WHERE url IN ({marks})", lost)
+        before = len(server.log)
+        with Collection.open(out) as coll:
+            result = crawl([], coll, settings, resume=True)
+        refetched = {f"http://{e.host}{e.target}" for e in server.log[before:]}
+    assert len(lost) == 5
+    assert result.stats.get("resume/recovered-pages") == 5
+    assert not refetched & set(lost)
