@@ -1,0 +1,87 @@
+"""The UDHR corpus as the models are trained and judged on it (development time only).
+
+Each translation in ``udhr2`` is NFC-normalised, its whitespace collapsed, and split at the
+space nearest its middle: the first half trains (profiles, model, calibration), the second half
+is where test snippets come from, so no test text was ever seen in training. Nothing here is
+needed to *identify* a language: the shipped model files hold everything the identifiers use.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from trawl.langid.codes import label_for_file
+
+__all__ = ["DEFAULT_UDHR", "Translation", "load_udhr", "snippet", "split_half"]
+
+#: Where the corpus lies in a development checkout (``../shared/data/langid/udhr2``).
+DEFAULT_UDHR = Path(__file__).resolve().parents[4] / "shared" / "data" / "langid" / "udhr2"
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """One UDHR file: its name (``srp_latn``), the label it trains (``sr``) and its two halves."""
+
+    name: str
+    label: str
+    train: str
+    test: str
+
+
+def split_half(text: str) -> tuple[str, str]:
+    """Split at the space nearest the middle (anywhere, for a text written without spaces)."""
+    mid = len(text) // 2
+    left, right = text.rfind(" ", 0, mid), text.find(" ", mid)
+    candidates = [i for i in (left, right) if i > 0]
+    cut = min(candidates, key=lambda i: abs(i - mid)) if candidates else mid
+    if abs(cut - mid) > 200:
+        cut = mid
+    return text[:cut].strip(), text[cut:].strip()
+
+
+def load_udhr(root: Path = DEFAULT_UDHR) -> list[Translation]:
+    """Every labelled translation under ``root``, sorted by file name."""
+    out = []
+    for path in sorted(root.glob("*.txt")):
+        label = label_for_file(path.stem)
+        if label is None:
+            continue
+        text = unicodedata.normalize("NFC", path.read_text(encoding="utf-8"))
+        text = _SPACE.sub(" ", text).strip()
+        train, test = split_half(text)
+        out.append(Translation(path.stem, label, train, test))
+    return out
+
+
+def snippet(text: str, length: int, rng: random.Random) -> str:
+    """A snippet of whole words, at most ``length`` characters, from a random position.
+
+    The start is the first word boundary at or after a random offset; words are taken while
+    they fit. A text written without spaces (or whose next word is longer than ``length``, as
+    in Japanese) gives ``length`` characters instead.
+    """
+    if len(text) <= length:
+        return text
+    start = rng.randrange(0, len(text) - length)
+    if start and text[start - 1] != " ":
+        nxt = text.find(" ", start)
+        if 0 <= nxt < len(text) - length // 2:
+            start = nxt + 1
+    end = start + length
+    if end >= len(text):
+        return text[start:].strip()
+    if text[end] == " ":
+        return text[start:end].strip()
+    cut = text.rfind(" ", start, end)
+    following = text.find(" ", cut + 1)
+    if cut <= start or (following if following >= 0 else len(text)) - cut - 1 > length:
+        # no space, or the next "word" is longer than a snippet: a clause of a script written
+        # without spaces (Japanese "第20条 すべて…"), which no snippet could hold whole
+        return text[start:end].strip()
+    return text[start:cut].strip()

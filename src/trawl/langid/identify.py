@@ -1,0 +1,386 @@
+"""Which language: one interface, the Cavnar & Trenkle identifier and the default one.
+
+:class:`LanguageIdentifier` is the seam every identifier sits behind (trawl's own and the peers
+in :mod:`trawl.langid.peers`): ``identify(text) -> LangResult``. Both of trawl's identifiers
+share the handling of bad input, so that empty text, digits, emoji, URLs and code come out as
+``und`` with a low score rather than as a confident wrong language:
+
+* URLs, e-mail addresses and ``@handles`` are removed first (they are not in any language);
+* fewer than :data:`MIN_LETTERS` letters left → ``und``, score 0;
+* text that looks like program code (braces, ``==``, ``foo(``, ``snake_case``, tags) → ``und``.
+
+The **default** identifier (:class:`DefaultIdentifier`):
+
+1. the script cut (:mod:`trawl.langid.scripts`): only languages written in the text's main
+   script are candidates; a script used by one language decides alone;
+2. naive Bayes over n-grams 1–5 and words (:mod:`trawl.langid.naive_bayes`) ranks the candidates;
+3. if the winner has close relatives (:data:`~trawl.langid.codes.RELATIVES`), a discriminative
+   model of the group (:mod:`trawl.langid.relatives`) splits the group's share; when it cannot
+   (the runner-up keeps ≥ :data:`AMBIGUOUS_SHARE` of it) the result names both in ``ambiguous``;
+4. a text most of whose longer n-grams the winner never saw is in no language the model knows:
+   ``und``, with the best guess among the alternatives;
+5. the score is calibrated (:mod:`trawl.langid.calibration`): P(the label is right).
+"""
+
+# ruff: noqa: RUF002 -- multilingual text, typographic dashes and math symbols are meant
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+import numpy as np
+
+from trawl.langid.calibration import Calibrator
+from trawl.langid.cavnar import CavnarTrenkleModel
+from trawl.langid.codes import _ISO1, UND
+from trawl.langid.naive_bayes import NaiveBayesModel
+from trawl.langid.ngrams import normalise, words
+from trawl.langid.relatives import GroupModel
+from trawl.langid.scripts import dominant_script, script_counts
+
+__all__ = [
+    "AMBIGUOUS_SHARE",
+    "METHODS",
+    "MIN_LETTERS",
+    "CavnarTrenkleIdentifier",
+    "DefaultIdentifier",
+    "LangResult",
+    "LanguageIdentifier",
+    "clean_text",
+    "get_identifier",
+    "identify",
+    "load_cavnar_trenkle",
+    "load_naive_bayes",
+    "load_shipped",
+]
+
+#: A text needs at least this many letters to be in a language at all.
+MIN_LETTERS = 3
+#: A close relative holding at least this share of the group's probability makes the result
+#: explicitly ambiguous between the two.
+AMBIGUOUS_SHARE = 0.25
+#: The identifiers ``trawl langid --method`` and :func:`get_identifier` know.
+METHODS = ("default", "cavnar-trenkle")
+
+#: Scripts written without spaces: their "words" are whole clauses, so their longer n-grams are
+#: rarely seen in training and coverage says nothing about whether the language is supported.
+_UNSPACED = frozenset({"Han", "Kana", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan", "Hangul", "Yi"})
+_URL = re.compile(r"(?:https?://|ftp://|www\.)\S+|\S+@\S+\.\w+|(?<!\w)@\w+", re.IGNORECASE)
+_CODE = re.compile(r"[{};]|==|!=|=>|->|::|&&|\|\||\b\w+\(|\b[a-z]+_[a-z_]+\b|</?\w+[^>]*>")
+
+
+@dataclass(slots=True)
+class LangResult:
+    """The answer for one text.
+
+    ``lang``: ISO 639-1 where one exists, else 639-3, or ``und``. ``score``: for a language,
+    the calibrated probability that it is right; for ``und``, low (how likely the best guess
+    would have been). ``alternatives``: the next candidates with their probabilities.
+    ``ambiguous``: two close relatives the text does not tell apart (``lang`` is the first).
+    ``reason``: why a text is ``und`` (``empty``, ``no-letters``, ``code``, ``unknown-script``,
+    ``unsupported``).
+    """
+
+    lang: str
+    score: float
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    ambiguous: tuple[str, ...] = ()
+    script: str | None = None
+    reason: str | None = None
+    method: str = "default"
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "lang": self.lang,
+            "score": round(self.score, 4),
+            "alternatives": [{"lang": lang, "score": round(s, 4)} for lang, s in self.alternatives],
+        }
+        if self.ambiguous:
+            d["ambiguous"] = list(self.ambiguous)
+        if self.script:
+            d["script"] = self.script
+        if self.reason:
+            d["reason"] = self.reason
+        d["method"] = self.method
+        return d
+
+
+class LanguageIdentifier(Protocol):
+    """What every identifier offers: a name, its labels, and one text → one result."""
+
+    name: str
+
+    def languages(self) -> frozenset[str]:
+        """The labels it can answer (ISO 639-1 where one exists, else 639-3)."""
+        ...
+
+    def identify(self, text: str) -> LangResult:
+        """The language of ``text``; never raises on bad input (``und`` instead)."""
+        ...
+
+
+def clean_text(text: str) -> tuple[str, str | None]:
+    """``text`` without URLs, addresses and handles, or a reason it is in no language."""
+    if not text or not text.strip():
+        return "", "empty"
+    cleaned = _URL.sub(" ", text)
+    letters = sum(len(w) for w in words(normalise(cleaned)))
+    if letters < MIN_LETTERS:
+        return "", "no-letters"
+    signals = len(_CODE.findall(cleaned))
+    if signals >= 3 and signals * 4 >= len(cleaned.split()):
+        return "", "code"
+    return cleaned, None
+
+
+# -- shipped data --------------------------------------------------------------------------------
+
+
+def _read(name: str) -> bytes:
+    return resources.files("trawl.langid").joinpath("data", name).read_bytes()
+
+
+@cache
+def load_shipped() -> dict[str, Any]:
+    """The small shipped facts: scripts per label, group models, calibrators, thresholds."""
+    data: dict[str, Any] = json.loads(gzip.decompress(_read("langid.json.gz")))
+    return data
+
+
+@cache
+def load_naive_bayes() -> NaiveBayesModel:
+    return NaiveBayesModel.from_bytes(_read("naive_bayes.npz"))
+
+
+@cache
+def load_cavnar_trenkle() -> CavnarTrenkleModel:
+    profiles = json.loads(gzip.decompress(_read("cavnar_trenkle.json.gz")))
+    return CavnarTrenkleModel(profiles)
+
+
+def _und(reason: str, method: str, score: float = 0.0, alternatives: list[tuple[str, float]] | None = None,
+         script: str | None = None) -> LangResult:  # fmt: skip
+    return LangResult(UND, score, alternatives or [], script=script, reason=reason, method=method)
+
+
+def _script_candidates(text: str, label_scripts: dict[str, list[str]]) -> tuple[str | None, set[str] | None]:
+    """The text's main script and the labels written in it (None: no restriction)."""
+    script, share = dominant_script(text)
+    if script is None:
+        return None, None
+    if share < 0.6:  # mixed scripts: every label written in any of them
+        present = set(script_counts(text))
+        return script, {lab for lab, ss in label_scripts.items() if present & set(ss)}
+    return script, {lab for lab, ss in label_scripts.items() if script in ss}
+
+
+class DefaultIdentifier:
+    """Script cut → naive Bayes → relatives → unsupported check → calibrated score."""
+
+    name = "default"
+
+    def __init__(
+        self,
+        model: NaiveBayesModel | None = None,
+        shipped: dict[str, Any] | None = None,
+    ) -> None:
+        self.model = model or load_naive_bayes()
+        shipped = shipped if shipped is not None else load_shipped()
+        self.label_scripts: dict[str, list[str]] = shipped["scripts"]
+        self.groups = [GroupModel.from_json(g) for g in shipped.get("groups", [])]
+        self.group_of = {label: g for g in self.groups for label in g.labels}
+        cal = shipped.get("calibration", {}).get("default")
+        self.calibrator = Calibrator(cal["weights"]) if cal else None
+        # Supported text sees more of its n-grams the longer it is; the per-band quantiles are
+        # noisy, so the floors are made non-decreasing with length.
+        self.coverage_floors: list[tuple[float, float]] = []
+        highest = 0.0
+        for upto, floor in shipped.get("min_coverage", {}).get("default", []):
+            highest = max(highest, float(floor))
+            self.coverage_floors.append((float(upto), highest))
+        self.nb_weight: float = shipped.get("nb_weight_in_group", 0.0)
+        # Languages with an ISO 639-1 code are the ones written widely (and so met on the web far
+        # more often than, say, Ladino beside Spanish or Pidgin beside English): a prior of
+        # ``prior_major`` nats for them settles short texts that fit both.
+        major = set(_ISO1.values())
+        bonus = float(shipped.get("prior_major", 0.0))
+        self.prior = np.array([bonus if label in major else 0.0 for label in self.model.labels])
+        self.index = {label: i for i, label in enumerate(self.model.labels)}
+        self._written_in: dict[str, set[str] | None] = {}
+        self._mask_cache: dict[frozenset[str], np.ndarray[Any, np.dtype[np.bool_]]] = {}
+
+    def languages(self) -> frozenset[str]:
+        return frozenset(self.model.labels)
+
+    def _floor(self, log_features: float) -> float:
+        """The lowest coverage supported text of this length shows (0: no floor known)."""
+        n = math.expm1(log_features)
+        for upto, floor in self.coverage_floors:
+            if n < upto:
+                return floor
+        return 0.0
+
+    def _mask(self, candidates: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        key = frozenset(candidates)
+        mask = self._mask_cache.get(key)
+        if mask is None:
+            mask = np.zeros(len(self.model.labels), dtype=bool)
+            for label in candidates:
+                i = self.index.get(label)
+                if i is not None:
+                    mask[i] = True
+            self._mask_cache[key] = mask
+        return mask
+
+    def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None]:
+        """The winner, its calibration features, the runners-up (with relative weights),
+        any ambiguity, and the script; used by :meth:`identify` and to fit calibration."""
+        script, script_share = dominant_script(text)
+        if script is not None and script_share >= 0.6:  # the common case, cached per script
+            candidates = self._written_in.get(script)
+            if candidates is None:
+                candidates = self._written_in[script] = _script_candidates(text, self.label_scripts)[1]
+        else:
+            script, candidates = _script_candidates(text, self.label_scripts)
+        ev = self.model.evidence(text)
+        labels = self.model.labels
+        scores = ev.scores + self.prior
+        if candidates is not None:
+            scores[~self._mask(candidates)] = -np.inf
+        order = np.argsort(-scores)
+        finite = [i for i in order[:8] if np.isfinite(scores[i])]
+        if not finite:
+            return UND, [], [], (), script
+        best = labels[finite[0]]
+        group = self.group_of.get(best)
+        in_group = [labels[i] for i in finite if group is not None and labels[i] in group.labels]
+        p_in = 1.0
+        ranked: list[tuple[str, float]] = []
+        ambiguous: tuple[str, ...] = ()
+        if group is not None and len(in_group) > 1:
+            probs = group.probabilities(text)
+            # the group model's log-odds plus a share of naive Bayes' (both carry evidence)
+            nb_top = max(float(scores[self.index[lab]]) for lab in in_group)
+            logits = {
+                lab: math.log(max(probs[lab], 1e-12))
+                + self.nb_weight * (float(scores[self.index[lab]]) - nb_top)
+                for lab in in_group
+            }
+            peak = max(logits.values())
+            weights = {lab: math.exp(v - peak) for lab, v in logits.items()}
+            mass = sum(weights.values())
+            share = sorted(((weights[lab] / mass, lab) for lab in in_group), reverse=True)
+            best, p_in = share[0][1], share[0][0]
+            ranked = [(lab, p) for p, lab in share[1:]]
+            if len(share) > 1 and share[1][0] >= AMBIGUOUS_SHARE:
+                ambiguous = (best, share[1][1])
+        mates = set(in_group) | {best}
+        outside = [i for i in finite if labels[i] not in mates]
+        top = max(float(scores[self.index[lab]]) for lab in mates)
+        margin = top - float(scores[outside[0]]) if outside else 60.0
+        # naive Bayes counts overlapping n-grams as independent evidence, so its log-odds grow
+        # with the text; tempered by the number of features, they rank the runners-up sensibly
+        temper = max(1.0, ev.n / 20.0)
+        for i in outside[:3]:
+            ranked.append((labels[i], math.exp(max(-60.0, (float(scores[i]) - top) / temper))))
+        coverage = float(ev.seen[self.index[best]]) / ev.n_long if ev.n_long else 1.0
+        single = 1.0 if candidates is not None and len(candidates) == 1 else 0.0
+        feats = [
+            1.0,
+            min(margin, 60.0) / 10.0,
+            math.sqrt(min(max(margin, 0.0), 400.0)),
+            math.log(max(p_in, 1e-6)),
+            math.log1p(ev.n),
+            coverage,
+            single,
+        ]
+        return best, feats, ranked, ambiguous, script
+
+    def identify(self, text: str) -> LangResult:
+        cleaned, reason = clean_text(text)
+        if reason is not None:
+            return _und(reason, self.name)
+        best, feats, ranked, ambiguous, script = self.raw(cleaned)
+        if best == UND:
+            return _und("unknown-script", self.name, script=script)
+        score = self.calibrator(feats) if self.calibrator else 0.5
+        alternatives = _spread(ranked, score)
+        if feats[5] < self._floor(feats[4]) and not feats[6] and script not in _UNSPACED:
+            low = min(score, 0.1)
+            scale = low / max(score, 1e-9)  # the guesses keep their order, none above ``low``
+            guesses = [(best, low), *((lab, s * scale) for lab, s in alternatives[:2])]
+            return _und("unsupported", self.name, low, sorted(guesses, key=lambda g: -g[1]), script)
+        return LangResult(best, score, alternatives, ambiguous, script, None, self.name)
+
+
+def _spread(ranked: list[tuple[str, float]], score: float) -> list[tuple[str, float]]:
+    """Share ``1 - score`` among the runners-up in proportion to their weights."""
+    total = sum(w for _, w in ranked)
+    if not ranked or total <= 0:
+        return []
+    rest = 1.0 - score
+    alts = [(lab, min(rest * w / total, score)) for lab, w in ranked[:4]]
+    return sorted(((lab, p) for lab, p in alts if p >= 0.0005), key=lambda a: -a[1])
+
+
+class CavnarTrenkleIdentifier:
+    """The 1994 method alone: smallest out-of-place distance wins (no script cut, no groups)."""
+
+    name = "cavnar-trenkle"
+
+    def __init__(
+        self, model: CavnarTrenkleModel | None = None, shipped: dict[str, Any] | None = None
+    ) -> None:
+        self.model = model or load_cavnar_trenkle()
+        shipped = shipped if shipped is not None else load_shipped()
+        cal = shipped.get("calibration", {}).get("cavnar-trenkle")
+        self.calibrator = Calibrator(cal["weights"]) if cal else None
+        self.max_distance: float = shipped.get("max_distance", {}).get("cavnar-trenkle", 1.0)
+
+    def languages(self) -> frozenset[str]:
+        return frozenset(self.model.labels)
+
+    def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]]]:
+        dist, n = self.model.distances(text)
+        order = np.argsort(dist, kind="stable")
+        d1, d2 = float(dist[order[0]]), float(dist[order[1]])
+        rel = (d2 - d1) / max(d1, 1.0)
+        nearness = d1 / (self.model.size * max(n, 1))  # 1.0: not one n-gram of the text in the profile
+        feats = [1.0, rel * 10.0, math.sqrt(rel * 100.0), math.log1p(n), nearness]
+        ranked = [
+            (self.model.labels[i], math.exp(-(float(dist[i]) - d1) / max(d1, 1.0) * 50)) for i in order[1:4]
+        ]
+        return self.model.labels[order[0]], feats, ranked
+
+    def identify(self, text: str) -> LangResult:
+        cleaned, reason = clean_text(text)
+        if reason is not None:
+            return _und(reason, self.name)
+        best, feats, ranked = self.raw(cleaned)
+        score = self.calibrator(feats) if self.calibrator else 0.5
+        if feats[4] > self.max_distance:
+            low = min(score, 0.1)
+            return _und("unsupported", self.name, low, [(best, low)])
+        return LangResult(best, score, _spread(ranked, score), method=self.name)
+
+
+@cache
+def get_identifier(method: str = "default") -> LanguageIdentifier:
+    """The identifier for ``method`` (one of :data:`METHODS`), loaded once per process."""
+    if method == "default":
+        return DefaultIdentifier()
+    if method == "cavnar-trenkle":
+        return CavnarTrenkleIdentifier()
+    raise ValueError(f"unknown language identification method {method!r}; use one of {', '.join(METHODS)}")
+
+
+def identify(text: str, method: str = "default") -> LangResult:
+    """The language of ``text`` by ``method`` (see :class:`DefaultIdentifier`)."""
+    return get_identifier(method).identify(text)

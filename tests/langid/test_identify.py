@@ -1,0 +1,112 @@
+"""The default and Cavnar & Trenkle identifiers on real sentences and on bad input."""
+
+# ruff: noqa: RUF001 -- multilingual text, typographic dashes and math symbols are meant
+
+from __future__ import annotations
+
+import pytest
+
+from trawl.langid import CavnarTrenkleIdentifier, DefaultIdentifier, get_identifier, identify
+from trawl.langid.codes import UND
+
+SENTENCES = [
+    ("Everyone has the right to education.", "en"),
+    ("Jeder hat das Recht auf Bildung.", "de"),
+    ("Toute personne a droit à l'éducation.", "fr"),
+    ("Toda persona tiene derecho a la educación.", "es"),
+    ("Ogni individuo ha diritto all'istruzione.", "it"),
+    ("Iedereen heeft recht op onderwijs.", "nl"),
+    ("Каждый человек имеет право на образование.", "ru"),
+    ("Κάθε άνθρωπος έχει δικαίωμα στην εκπαίδευση.", "el"),
+    ("모든 사람은 교육을 받을 권리를 가진다.", "ko"),
+    ("人人都有受教育的权利。", "zh"),
+    ("すべての人は、教育を受ける権利を有する。", "ja"),
+    ("हर व्यक्ति को शिक्षा का अधिकार है।", "hi"),
+    ("لكل شخص الحق في التعلم.", "ar"),
+    ("Jokaisella on oikeus saada opetusta.", "fi"),
+    ("Każdy człowiek ma prawo do nauki.", "pl"),
+    ("Herkes öğrenim hakkına sahiptir.", "tr"),
+]
+
+
+@pytest.mark.parametrize(("text", "lang"), SENTENCES)
+def test_default_identifies_sentences(text: str, lang: str) -> None:
+    result = identify(text)
+    assert result.lang == lang, result
+    assert 0.5 < result.score <= 1.0
+
+
+@pytest.mark.parametrize(("text", "lang"), SENTENCES[:8])
+def test_cavnar_trenkle_identifies_sentences(text: str, lang: str) -> None:
+    assert identify(text, method="cavnar-trenkle").lang == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "empty"),
+        ("   \t ", "empty"),
+        ("12345 678 90", "no-letters"),
+        ("!!! ... ??? ---", "no-letters"),
+        ("😀🎉👍🔥 😂😂", "no-letters"),
+        ("https://example.com/path/to/page?id=42", "no-letters"),
+        ("def f(x):\n    return {k: v for k, v in x.items() if v != None}", "code"),
+        ("for (int i = 0; i < n; i++) { total += a[i]; }", "code"),
+    ],
+)
+@pytest.mark.parametrize("method", ["default", "cavnar-trenkle"])
+def test_bad_input_is_und_with_low_score(text: str, reason: str, method: str) -> None:
+    result = identify(text, method=method)
+    assert result.lang == UND
+    assert result.reason == reason
+    assert result.score <= 0.1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "xqzv bnrtk wplmz grrft qxxj zzvb kkrq",
+        "zxq vvkr ptqw jjxz qqwv kzzp vxqk",
+    ],
+)
+def test_unsupported_language_is_und(text: str) -> None:
+    result = identify(text)
+    assert result.lang == UND, result
+    assert result.reason == "unsupported"
+    assert result.score <= 0.1
+
+
+def test_url_inside_text_does_not_count() -> None:
+    assert identify("Weitere Informationen finden Sie unter https://example.com/de/hilfe").lang == "de"
+
+
+def test_close_relatives_are_an_explicit_ambiguity() -> None:
+    # identical in Bosnian, Croatian and Serbian (Latin)
+    result = identify("Svi su pred zakonom jednaki")
+    assert result.lang in {"bs", "hr", "sr"}
+    assert len(result.ambiguous) == 2
+    assert set(result.ambiguous) <= {"bs", "hr", "sr"}
+    assert result.ambiguous[0] == result.lang
+    assert result.ambiguous[1] in {lab for lab, _ in result.alternatives}
+
+
+def test_scores_and_alternatives_are_probabilities() -> None:
+    result = identify("Ein kurzer Satz")
+    assert 0.0 <= result.score <= 1.0
+    assert all(0.0 <= s <= 1.0 for _, s in result.alternatives)
+    assert result.score + sum(s for _, s in result.alternatives) <= 1.0 + 1e-9
+
+
+def test_json_shape() -> None:
+    d = identify("Everyone has the right to education.").as_dict()
+    assert {"lang", "score", "alternatives"} <= set(d)
+    assert all(set(a) == {"lang", "score"} for a in d["alternatives"])
+
+
+def test_identifiers_share_one_interface() -> None:
+    for ident in (get_identifier("default"), get_identifier("cavnar-trenkle")):
+        assert isinstance(ident, DefaultIdentifier | CavnarTrenkleIdentifier)
+        assert "en" in ident.languages()
+        assert len(ident.languages()) > 300
+    with pytest.raises(ValueError, match="unknown language identification method"):
+        get_identifier("nope")
