@@ -141,3 +141,157 @@ def test_a_killed_ingest_leaves_a_consistent_collection_and_resumes(tmp_path: Pa
         skipped = sum(s.get("store/skipped/already-stored") for _, s in coll.runs())
         assert skipped == len(rows)  # the resumed run stored only what the killed one had not
     assert killed, "the ingest finished before it could be killed: make the input larger"
+
+
+def _site() -> list[Document]:
+    """Three pages of one site that link to each other, one link to a page never crawled."""
+    home = Document(
+        url="http://shop.example/",
+        fetched_at=T0,
+        status=200,
+        raw=b"<html><a href=/kettles>Electric kettles</a><a href=/about>about us</a></html>",
+        title="Shop",
+        links=[
+            Link("http://shop.example/kettles", "Electric kettles"),
+            Link("http://shop.example/about", "about us"),
+            Link("http://other.example/deals", "kettle deals"),
+        ],
+    )
+    blog = Document(
+        url="http://blog.example/post",
+        fetched_at=T0,
+        status=200,
+        raw=b"<html>I bought <a href=http://shop.example/kettles>a cheap kettle</a></html>",
+        title="Post",
+        links=[Link("http://shop.example/kettles", "a cheap electric kettle")],
+    )
+    kettles = Document(
+        url="http://shop.example/kettles", fetched_at=T0, status=200, raw=b"<html>kettles</html>"
+    )
+    return [home, blog, kettles]
+
+
+def test_anchor_text_reaches_the_target_rows_and_finds_pages(tmp_path: Path) -> None:
+    with Collection.create(tmp_path / "c") as coll:
+        stats = Pipeline([Docs(_site())], [coll.writer()]).run()
+        assert stats["store/anchors"] == 4
+        rec = coll.find("http://shop.example/kettles")
+        assert rec.anchors == {
+            "http://shop.example/": "Electric kettles",
+            "http://blog.example/post": "a cheap electric kettle",
+        }
+        assert {"from": "http://blog.example/post", "text": "a cheap electric kettle"} in rec.as_dict()[
+            "anchors"
+        ]
+        # found by the words others use for it, ranked by how many pages use them
+        found = coll.find_by_anchor("Electric KETTLE")
+        assert [(r.row, votes) for r, votes in found] == [("example,shop)/kettles", 1)]
+        found = coll.find_by_anchor("electric")
+        assert [(r.row, votes) for r, votes in found] == [("example,shop)/kettles", 2)]
+        # a page known only by anchor text is findable but is not a record
+        assert [r.row for r, _ in coll.find_by_anchor("deals")] == ["example,other)/deals"]
+        assert [r.url for r in coll.records()] == [
+            "http://blog.example/post",
+            "http://shop.example/",
+            "http://shop.example/kettles",
+        ]
+        with pytest.raises(RecordNotFound):
+            coll.find("http://other.example/deals")
+        # a newer capture of the linking page replaces its anchor text (one version kept)
+        home = _site()[0]
+        home.fetched_at = T0 + timedelta(days=1)
+        home.raw += b" "
+        home.links = [Link("http://shop.example/kettles", "Kettles on sale")]
+        Pipeline([Docs([home])], [coll.writer()]).run()
+        assert coll.find("http://shop.example/kettles").anchors["http://shop.example/"] == "Kettles on sale"
+        assert [r.row for r, _ in coll.find_by_anchor("sale")] == ["example,shop)/kettles"]
+        assert coll.find_by_anchor("electric")[0][1] == 1  # the stale posting is checked and ignored
+
+
+def test_exact_duplicates_are_stored_once_as_revisit_records(tmp_path: Path) -> None:
+    from trawl.store.warcfile import payload_digest
+
+    payload = b"<html>" + b"the same page under many URLs " * 200 + b"</html>"
+    docs = [
+        Document(url=f"http://mirror{i}.example/page", fetched_at=T0, status=200, raw=payload)
+        for i in range(5)
+    ]
+    docs.append(
+        Document(
+            url="http://mirror0.example/page", fetched_at=T0 + timedelta(days=1), status=200, raw=payload
+        )
+    )
+    with Collection.create(tmp_path / "c") as coll:
+        stats = Pipeline([Docs(docs)], [coll.writer()]).run()
+        assert stats["store/records"] == 6
+        assert stats["store/duplicates/exact"] == 5
+        assert stats["store/duplicates/bytes-saved"] == 5 * len(payload)
+        first = coll.find("http://mirror0.example/page", as_of=T0)
+        assert first.revisit_of is None
+        for i in range(1, 5):
+            rec = coll.find(f"http://mirror{i}.example/page")
+            assert rec.revisit_of is not None and rec.revisit_of["row"] == first.row
+            doc = coll.read(rec)  # the revisit record, with the original's payload
+            assert doc.record_type == "revisit" and doc.raw == payload
+            fields = {k.lower(): v for k, v in doc.warc_headers}
+            assert fields["warc-refers-to"] == first.capture["record_id"]
+            assert fields["warc-refers-to-target-uri"] == "http://mirror0.example/page"
+            assert fields["warc-payload-digest"] == payload_digest(payload)
+            assert fields["warc-profile"].endswith("identical-payload-digest")
+        # the later capture of the first URL is a revisit too, and the earlier one is still there
+        assert coll.find("http://mirror0.example/page").revisit_of is not None
+        assert coll.read(coll.find("http://mirror0.example/page", as_of=T0)).record_type == "response"
+        warc_bytes = sum(p.stat().st_size for p in coll.warc_files())
+        assert warc_bytes < 2.5 * len(payload)  # the payload is in the archive once
+        from warcio.archiveiterator import ArchiveIterator
+
+        types = []
+        for path in coll.warc_files():  # warcio reads the revisit records as revisits of the original
+            with path.open("rb") as fh:
+                for r in ArchiveIterator(fh):
+                    types.append(r.rec_type)
+                    if r.rec_type == "revisit":
+                        assert r.rec_headers.get_header("WARC-Refers-To") == first.capture["record_id"]
+        assert sorted(types) == ["response"] + ["revisit"] * 5 + ["warcinfo"]
+
+
+def test_random_access_by_warc_file_and_offset(tmp_path: Path) -> None:
+    with Collection.create(tmp_path / "c") as coll:
+        Pipeline([Docs([make(i) for i in range(20)])], [coll.writer()]).run()
+        rec = coll.find(make(7).url)
+        p = rec.pointer
+        assert coll.find(f"{p.file}@{p.offset}").row == rec.row
+        assert coll.read_at(p.file, p.offset).raw == make(7).raw
+        assert coll.read_at(p.file, p.offset, p.length).url == make(7).url
+        with pytest.raises(RecordNotFound):
+            coll.read_at("../trawl.toml", 0)
+
+
+@pytest.mark.filterwarnings("ignore:warc.max_file_bytes")
+def test_a_corrupted_member_or_missing_file_fails_only_those_records(tmp_path: Path) -> None:
+    from trawl.errors import WarcFormatError
+
+    with Collection.create(tmp_path / "c", overrides=["warc.max_file_bytes=3000"]) as coll:
+        docs = [make(i) for i in range(40)]
+        Pipeline([Docs(docs)], [coll.writer()]).run()
+        records = list(coll.records())
+        files = coll.warc_files()
+        assert len(files) > 3
+        bad = records[5].pointer
+        path = coll.path / "warc" / bad.file
+        data = bytearray(path.read_bytes())
+        data[bad.offset + bad.length // 2] ^= 0xFF  # flip a byte inside one gzip member
+        path.write_bytes(bytes(data))
+        gone = records[20].pointer.file
+        (coll.path / "warc" / gone).unlink()
+        failed: dict[str, str] = {}
+        for rec in records:
+            try:
+                assert coll.read(rec).raw
+            except (WarcFormatError, RecordNotFound) as exc:
+                failed[rec.row] = str(exc)
+        assert records[5].row in failed and bad.file in failed[records[5].row]
+        assert "corrupt gzip member" in failed[records[5].row] or "CRC" in failed[records[5].row]
+        assert "cannot open WARC file" in failed[records[20].row]
+        lost = {r.row for r in records if r.pointer.file == gone} | {records[5].row}
+        assert set(failed) == lost  # every other record still reads

@@ -1,17 +1,26 @@
-"""``trawl get COLLECTION URL``: one document by URL, URL hash or DOCNO, by random access."""
+"""``trawl get COLLECTION URL``: one document by URL, URL hash, DOCNO or WARC ``FILE@OFFSET``.
+
+Random access: one seek, one read and one decompressed record.
+
+``--anchor`` turns the argument into words and lists the pages others link to with those words.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from trawl.cli.common import out_console
+from trawl.errors import ConfigError
 from trawl.store.collection import Collection
 
-HELP = "print one stored document (by URL, URL hash or DOCNO)"
+__all__ = ["HELP", "register", "run"]
+
+HELP = "print one stored document (by URL, URL hash, DOCNO or WARC FILE@OFFSET)"
 
 
 def register(sub: Any) -> None:
@@ -23,18 +32,59 @@ def register(sub: Any) -> None:
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument(
-        "key", metavar="URL", help="a URL (any spelling with the same SURT key), a URL hash or a DOCNO"
+        "key",
+        metavar="URL",
+        help="a URL (any spelling with the same SURT key), a URL hash, a DOCNO, or FILE@OFFSET of a "
+        "record in the collection's WARC files; with --anchor: words of anchor text",
+    )
+    p.add_argument(
+        "--as-of",
+        metavar="TIME",
+        help="the capture that was newest at this ISO time (e.g. 2024-05-01T12:00:00Z); older "
+        "captures are kept as versions",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--raw", action="store_true", help="the captured payload bytes, exactly as ingested")
     mode.add_argument("--text", action="store_true", help="the extracted text (title, blank line, text)")
     mode.add_argument("--json", action="store_true", help="everything stored about it, as one JSON object")
+    mode.add_argument(
+        "--anchor",
+        action="store_true",
+        help="find pages by the words other pages' links use for them (anchor text), most-linked first",
+    )
     p.set_defaults(func=run)
+
+
+def _as_of(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ConfigError(f"--as-of {value!r} is not an ISO time such as 2024-05-01T12:00:00Z") from exc
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _by_anchor(collection: Collection, words: str) -> int:
+    out = out_console()
+    found = collection.find_by_anchor(words)
+    if not found:
+        out.print(f"no page is linked to with the words {words!r}")
+        return 1
+    for record, votes in found:
+        url = record.url or record.row
+        crawled = "" if record.capture else "   [dim](not crawled)[/]"
+        out.print(f"{votes:5d}  {url}{crawled}", highlight=False)
+        for source, text in sorted(record.anchors.items())[:3]:
+            out.print(f"       [dim]{source}:[/] {text}", highlight=False)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     with Collection.open(args.collection) as collection:
-        record = collection.find(args.key)
+        if args.anchor:
+            return _by_anchor(collection, args.key)
+        record = collection.find(args.key, as_of=_as_of(args.as_of))
         if args.raw:
             doc = collection.read(record)
             sys.stdout.buffer.write(doc.raw)
@@ -64,6 +114,14 @@ def run(args: argparse.Namespace) -> int:
             f"encoding   {data['encoding']} (from {data['encoding_source']}, {data['decode_errors']} errors)"
         )
         out.print(f"links      {len(data['links'])}")
+        if data["revisit_of"]:
+            out.print(
+                f"duplicate  of {data['revisit_of']['row']} (stored once; this is a WARC revisit record)"
+            )
+        anchors = data["anchors"]
+        out.print(f"anchors    {len(anchors)} linking pages", highlight=False)
+        for anchor in anchors[:10]:
+            out.print(f"           {anchor['text']!r}  [dim]from {anchor['from']}[/]", highlight=False)
         for err in data["errors"]:
             out.print(f"[red]error[/]      {err}")
         out.print()

@@ -80,6 +80,9 @@ class FamilyPolicy:
             raise StoreError(f"unknown codec {self.codec!r}; choose one of {', '.join(CODECS)}")
 
 
+_DEFAULT_POLICY = FamilyPolicy()
+
+
 def _ts_bytes(ts: int) -> bytes:
     if not 0 <= ts <= _MAX_TS:
         raise StoreError(f"timestamp {ts} is outside 0..2**64-1 microseconds")
@@ -129,7 +132,9 @@ class Table:
     ``versions`` maps a family to how many versions of each cell to keep; ``policies`` gives
     families a full :class:`FamilyPolicy` (it wins over ``versions``); families in neither keep 1
     JSON version. ``read_only`` opens the directory without taking the writer's lock, so
-    another process can serve reads of a table (a tablet) that a writer holds.
+    another process can serve reads of a table (a tablet) that a writer holds. ``block_bytes``
+    and ``zstd_level`` set RocksDB's block compression (``bench/store.py``
+    measures them); ``sync`` makes each write durable against power loss, not only a crash.
     """
 
     def __init__(
@@ -141,6 +146,8 @@ class Table:
         create: bool = True,
         read_only: bool = False,
         sync: bool = False,
+        block_bytes: int = _BLOCK_SIZE,
+        zstd_level: int = 3,
     ) -> None:
         from rocksdict import (  # noqa: PLC0415 - heavy native module, loaded on use
             AccessType,
@@ -153,15 +160,18 @@ class Table:
 
         self.path = Path(path)
         self.versions = dict(versions or {})
-        self.policies: dict[str, FamilyPolicy] = {f: FamilyPolicy(versions=n) for f, n in self.versions.items()}
+        self.policies: dict[str, FamilyPolicy] = {
+            f: FamilyPolicy(versions=n) for f, n in self.versions.items()
+        }
         self.policies.update(policies or {})
         self.read_only = read_only
         options = Options(raw_mode=True)
         options.create_if_missing(create and not read_only)
         # zstd on data blocks: a host's pages sit next to each other in SURT order and share blocks
         options.set_compression_type(DBCompressionType.zstd())
+        options.set_compression_options(-14, zstd_level, 0, 0)
         block = BlockBasedOptions()
-        block.set_block_size(_BLOCK_SIZE)
+        block.set_block_size(block_bytes)
         options.set_block_based_table_factory(block)
         try:
             if read_only:
@@ -178,7 +188,7 @@ class Table:
         self._decompressors: dict[int, Any] = {}
 
     def policy(self, family: str) -> FamilyPolicy:
-        return self.policies.get(family) or FamilyPolicy()
+        return self.policies.get(family) or _DEFAULT_POLICY
 
     # -- values --------------------------------------------------------------------------------
 
@@ -197,10 +207,13 @@ class Table:
         if compressor is None:
             zstd = _zstd()
             dictionary = self._dictionary(family) if codec == "zstd-dict" else None
+            if dictionary is not None:
+                dictionary.precompute_compress(level=6)  # else every value re-digests the dictionary
             compressor = zstd.ZstdCompressor(level=6, dict_data=dictionary, write_content_size=True)
             self._compressors[family] = compressor
         tag = _TAG_ZSTD_DICT if codec == "zstd-dict" else _TAG_ZSTD
-        return tag + compressor.compress(plain)
+        packed: bytes = compressor.compress(plain)
+        return tag + packed
 
     def _decode(self, family: str, raw: bytes) -> Any:
         tag = raw[:1]
@@ -228,7 +241,9 @@ class Table:
         try:
             dictionary = zstd.train_dictionary(size, list(samples))
         except zstd.ZstdError as exc:
-            raise StoreError(f"cannot train a dictionary for {family!r} on {len(samples)} samples: {exc}") from exc
+            raise StoreError(
+                f"cannot train a dictionary for {family!r} on {len(samples)} samples: {exc}"
+            ) from exc
         self._db.put(b"mdict\x00" + _enc(family), dictionary.as_bytes(), self._write_options)
         self._compressors.pop(family, None)
         return int(dictionary.dict_id())
@@ -273,6 +288,50 @@ class Table:
         if self.read_only:
             raise StoreError(f"the table at {str(self.path)!r} is open read-only")
         batch = WriteBatch(raw_mode=True)
+        with self._lock(row):
+            self._add_mutation(batch, row, ts, put=put, delete=delete, postings=postings)
+            self._db.write(batch, self._write_options)
+
+    def put_rows(
+        self, rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]]]], ts: int, *, batch_rows: int = 1000
+    ) -> int:
+        """Bulk load: write many rows, ``batch_rows`` at a time in one atomic batch each.
+
+        Each row is applied exactly as :meth:`put_row` would (the version policy included); what
+        is saved is the write call per row (a write-ahead-log append each). A row repeated within
+        a batch starts a new batch, so its policy scan sees its earlier version. Returns the number
+        of rows written; rows of a batch are acknowledged together when it is written.
+        """
+        from rocksdict import WriteBatch  # noqa: PLC0415
+
+        if self.read_only:
+            raise StoreError(f"the table at {str(self.path)!r} is open read-only")
+        batch = WriteBatch(raw_mode=True)
+        pending: set[str] = set()
+        n = 0
+        for row, cells in rows:
+            if row in pending or len(pending) >= batch_rows:
+                self._db.write(batch, self._write_options)
+                batch = WriteBatch(raw_mode=True)
+                pending.clear()
+            self._add_mutation(batch, row, ts, put=cells, delete=(), postings=None)
+            pending.add(row)
+            n += 1
+        if pending:
+            self._db.write(batch, self._write_options)
+        return n
+
+    def _add_mutation(
+        self,
+        batch: Any,
+        row: str,
+        ts: int,
+        *,
+        put: Mapping[str, Mapping[str, Any]] | None,
+        delete: Iterable[tuple[str, str | None]],
+        postings: Mapping[str, Iterable[str]] | None,
+    ) -> None:
+        """Add one row's mutations, and the deletes its version policy calls for, to ``batch``."""
         rkey = b"r" + _enc(row) + _SEP
         tsb = _ts_bytes(ts)
         keep: dict[bytes, FamilyPolicy] = {}
@@ -295,28 +354,26 @@ class Table:
             ikey = b"p" + _enc(index) + _SEP
             for term in terms:
                 batch.put(ikey + _enc(term) + _SEP + _enc(row), b"")
-        with self._lock(row):
-            existing: dict[bytes, list[bytes]] = {}
-            if keep or gone_cells or gone_families:
-                for key, _ in self._scan(rkey):
-                    cell = key[:-8]
-                    if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
-                        if cell not in keep or key[-8:] != tsb:
-                            batch.delete(key)
-                        continue
-                    if cell in keep and key[-8:] != tsb:
-                        existing.setdefault(cell, []).append(key[-8:])
-            for cell, stamps in existing.items():
-                policy = keep[cell]
-                # inverted timestamps: ascending bytes = newest first; keep the newest `versions`
-                ordered = sorted([*stamps, tsb])
-                drop = set(ordered[policy.versions :])  # may be the version just put, if it is the oldest
-                if policy.max_age_us is not None:
-                    newest = _ts_from(ordered[0])
-                    drop.update(s for s in ordered[1:] if _ts_from(s) < newest - policy.max_age_us)
-                for old in drop:
-                    batch.delete(cell + old)
-            self._db.write(batch, self._write_options)
+        existing: dict[bytes, list[bytes]] = {}
+        if keep or gone_cells or gone_families:
+            for key, _ in self._scan(rkey):
+                cell = key[:-8]
+                if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
+                    if cell not in keep or key[-8:] != tsb:
+                        batch.delete(key)
+                    continue
+                if cell in keep and key[-8:] != tsb:
+                    existing.setdefault(cell, []).append(key[-8:])
+        for cell, stamps in existing.items():
+            policy = keep[cell]
+            # inverted timestamps: ascending bytes = newest first; keep the newest `versions`
+            ordered = sorted([*stamps, tsb])
+            drop = set(ordered[policy.versions :])  # may be the version just put, if it is the oldest
+            if policy.max_age_us is not None:
+                newest = _ts_from(ordered[0])
+                drop.update(s for s in ordered[1:] if _ts_from(s) < newest - policy.max_age_us)
+            for old in drop:
+                batch.delete(cell + old)
 
     def put_row(
         self,
@@ -340,7 +397,9 @@ class Table:
             self._db.write(batch, self._write_options)
 
     def put_index(self, index: str, key: str, row: str) -> None:
-        self._db.put(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"), _enc(row), self._write_options)
+        self._db.put(
+            b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"), _enc(row), self._write_options
+        )
 
     def lookup(self, index: str, key: str) -> str | None:
         raw = self._db.get(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"))

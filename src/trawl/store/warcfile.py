@@ -38,6 +38,7 @@ from trawl.document import Document, WarcPointer, utcnow
 from trawl.errors import RecordNotFound, StoreError, WarcFormatError, quote_bytes
 
 __all__ = [
+    "IDENTICAL_PAYLOAD",
     "WarcFileWriter",
     "WarcRecordError",
     "block_length",
@@ -49,6 +50,7 @@ __all__ = [
     "parse_http_head",
     "parse_warc_date",
     "parse_warc_head",
+    "payload_digest",
     "read_record_at",
     "record_document",
     "record_payload",
@@ -499,6 +501,11 @@ def _sha1(data: bytes) -> str:
     return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
 
 
+def payload_digest(payload: bytes) -> str:
+    """``WARC-Payload-Digest`` of a payload: SHA-1 in base32, as warcio and Common Crawl write it."""
+    return _sha1(payload)
+
+
 def _clean(value: str) -> str:
     """Header values cannot hold line breaks: they would end the header block."""
     if "\r" in value or "\n" in value:
@@ -530,6 +537,8 @@ def _record_bytes(headers: Sequence[tuple[str, str]], block: bytes) -> bytes:
 _KEEP_FROM_SOURCE: Final = ("WARC-IP-Address", "WARC-Truncated", "WARC-Identified-Payload-Type")
 _REVISIT_FIELDS: Final = ("WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date")
 _IDENTICAL_PAYLOAD: Final = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+#: the WARC-Profile of a revisit record whose payload is identical to the record it refers to
+IDENTICAL_PAYLOAD: Final = _IDENTICAL_PAYLOAD
 _FILE_RE_TEMPLATE: Final = r"^{prefix}-\d{{14}}-(\d{{5,}})\.warc(?:\.gz)?$"
 
 

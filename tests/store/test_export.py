@@ -1,0 +1,131 @@
+"""Exports (Parquet URL index queried by DuckDB, JSONL, TREC Web) and the get/export commands."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from trawl.cli.main import main
+from trawl.document import Document, Link
+from trawl.pipeline import Pipeline, RunContext, Source
+from trawl.store.collection import Collection
+from trawl.store.export import CC_COLUMNS
+from trawl.store.trecweb import TrecWebIndex
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+class Docs(Source):
+    def __init__(self, docs: list[Document]) -> None:
+        self.docs = docs
+
+    def read(self, ctx: RunContext):  # type: ignore[no-untyped-def]
+        yield from self.docs
+
+
+def _collection(path: Path) -> list[Document]:
+    docs = [
+        Document(
+            url=f"https://www.h{i % 4}.example.co.uk:8443/dir/p{i}.html?q={i}"
+            if i % 5 == 0
+            else f"http://h{i % 4}.example.org/p{i}",
+            docno=f"D-{i:03d}",
+            fetched_at=T0,
+            status=200 if i % 7 else 404,
+            http_headers=[("Content-Type", "text/html; charset=utf-8")],
+            declared_type="text/html",
+            raw=f"<html><title>Page {i}</title>text {i}</html>".encode(),
+            title=f"Page {i}",
+            text=f"text {i}",
+            encoding="utf-8",
+            links=[Link(f"http://h0.example.org/p{(i + 1) % 30}", f"to page {(i + 1) % 30}")],
+        )
+        for i in range(30)
+    ]
+    docs.append(Document(url="http://copy.example.org/", fetched_at=T0, status=200, raw=docs[3].raw))
+    with Collection.create(path) as coll:
+        Pipeline([Docs(docs)], [coll.writer()]).run()
+    return docs
+
+
+def test_parquet_index_has_common_crawl_columns_and_duckdb_queries_it(tmp_path: Path) -> None:
+    duckdb = pytest.importorskip("duckdb")
+    pytest.importorskip("pyarrow")
+    _collection(tmp_path / "c")
+    out = tmp_path / "index.parquet"
+    assert main(["export", str(tmp_path / "c"), "--format", "parquet", "-o", str(out), "--json"]) == 0
+    con = duckdb.connect()
+    columns = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM '{out}'").fetchall()]
+    assert columns[: len(CC_COLUMNS)] == [name for name, _ in CC_COLUMNS]
+    # a Common Crawl style query: pages per host with status 200, and where one record lies
+    rows = con.execute(
+        f"SELECT url_host_name, count(*) FROM '{out}' WHERE fetch_status = 200 "
+        "GROUP BY url_host_name ORDER BY url_host_name"
+    ).fetchall()
+    assert ("h1.example.org", 5) in rows and sum(n for _, n in rows) == 31 - 5
+    one = con.execute(
+        "SELECT url, url_surtkey, url_port, url_host_tld, url_path, url_query, content_mime_type,"
+        " content_charset, fetch_time, warc_filename, warc_record_offset, warc_record_length,"
+        " docno, warc_record_type"
+        f" FROM '{out}' WHERE docno = 'D-005'"
+    ).fetchone()
+    assert one[0] == "https://www.h1.example.co.uk:8443/dir/p5.html?q=5"
+    assert one[1] == "uk,co,example,h1:8443)/dir/p5.html?q=5" and one[2:6] == (
+        8443,
+        "uk",
+        "/dir/p5.html",
+        "q=5",
+    )
+    assert one[6:8] == ("text/html", "utf-8") and one[8].year == 2024 and one[13] == "response"
+    with Collection.open(tmp_path / "c") as coll:  # the pointer in the index reads the record
+        assert coll.read_at(one[9], one[10], one[11]).url == one[0]
+    assert con.execute(f"SELECT count(*) FROM '{out}' WHERE warc_record_type = 'revisit'").fetchone() == (1,)
+
+
+def test_jsonl_and_trec_exports_round_trip(tmp_path: Path) -> None:
+    docs = _collection(tmp_path / "c")
+    jsonl = tmp_path / "out.jsonl"
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(jsonl)]) == 0
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    assert len(lines) == 31 and {x["docno"] for x in lines if x["docno"]} == {
+        d.docno for d in docs if d.docno
+    }
+    assert next(x for x in lines if x["docno"] == "D-008")["anchors"] == [
+        {"from": "http://h3.example.org/p7", "text": "to page 8"}
+    ]
+    trec = tmp_path / "out.trec"
+    assert main(["export", str(tmp_path / "c"), "-f", "trec", "-o", str(trec)]) == 0
+    index = TrecWebIndex(trec)
+    assert len(index) == 31
+    for d in docs[:30]:
+        assert index.get(d.docno or "").raw == d.raw
+    # the duplicate is exported with its original's bytes (its revisit record is followed)
+    copy = [n for n in index.docnos() if n.startswith("trawl-")]
+    assert len(copy) == 1 and index.get(copy[0]).raw == docs[3].raw
+    # importing the TREC export gives the same pages back, by DOCNO
+    assert main(["ingest", str(trec), "-o", str(tmp_path / "again"), "--no-progress"]) == 0
+    with Collection.open(tmp_path / "again") as coll:
+        assert coll.read(coll.find("D-007")).raw == docs[7].raw
+
+
+def test_get_shows_anchor_text_and_finds_by_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _collection(tmp_path / "c")
+    assert main(["get", str(tmp_path / "c"), "http://h0.example.org/p8", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["anchors"] == [{"from": "http://h3.example.org/p7", "text": "to page 8"}]
+    assert main(["get", str(tmp_path / "c"), "http://h0.example.org/p8"]) == 0
+    assert "to page 8" in capsys.readouterr().out
+    assert main(["get", str(tmp_path / "c"), "--anchor", "page 8"]) == 0
+    assert "http://h0.example.org/p8" in capsys.readouterr().out
+    assert main(["get", str(tmp_path / "c"), "--anchor", "no such words"]) == 1
+    capsys.readouterr()
+    with Collection.open(tmp_path / "c") as coll:
+        p = coll.find("D-002").pointer
+    assert main(["get", str(tmp_path / "c"), f"{p.file}@{p.offset}", "--raw"]) == 0
+    assert capsys.readouterr().out == "<html><title>Page 2</title>text 2</html>"
+    assert main(["get", str(tmp_path / "c"), "D-002", "--text", "--as-of", "2020-01-01"]) == 1
+    assert main(["get", str(tmp_path / "c"), "D-002", "--text", "--as-of", "2030-01-01T00:00:00Z"]) == 0
+    assert main(["get", str(tmp_path / "c"), "D-002", "--as-of", "yesterday"]) == 2
