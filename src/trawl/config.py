@@ -23,8 +23,10 @@ from trawl.errors import ConfigError
 __all__ = [
     "Config",
     "DecodeConfig",
+    "ExtractConfig",
     "HtmlConfig",
     "IngestConfig",
+    "LangidConfig",
     "LocalConfig",
     "TableConfig",
     "WarcConfig",
@@ -72,6 +74,20 @@ class TableConfig:
     store_text: bool = True
 
 
+@dataclass(slots=True)
+class ExtractConfig:
+    enabled: bool = True
+    method: str = ""
+    format: str = ""
+
+
+@dataclass(slots=True)
+class LangidConfig:
+    enabled: bool = True
+    method: str = ""
+    max_chars: int = 0
+
+
 _SECTIONS: dict[str, type[Any]] = {
     "ingest": IngestConfig,
     "decode": DecodeConfig,
@@ -79,6 +95,8 @@ _SECTIONS: dict[str, type[Any]] = {
     "local": LocalConfig,
     "warc": WarcConfig,
     "table": TableConfig,
+    "extract": ExtractConfig,
+    "langid": LangidConfig,
 }
 
 
@@ -92,6 +110,8 @@ class Config:
     local: LocalConfig
     warc: WarcConfig
     table: TableConfig
+    extract: ExtractConfig
+    langid: LangidConfig
     origins: dict[str, str] = field(default_factory=dict)  # "section.key" -> where its value came from
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -252,5 +272,13 @@ def _warn_contradictions(config: Config) -> None:
         )
     if not 0 <= config.warc.level <= 9:
         raise ConfigError(f"warc.level = {config.warc.level}: a zlib level is 0 (store) to 9 (smallest)")
+    if config.extract.method not in {"auto", "dom", "bte", "slope"}:
+        raise ConfigError(
+            f"extract.method = {config.extract.method!r}: choose 'auto', 'dom', 'bte' or 'slope'"
+        )
+    if config.extract.format not in {"text", "markdown"}:
+        raise ConfigError(f"extract.format = {config.extract.format!r}: choose 'text' or 'markdown'")
+    if config.langid.method not in {"default", "cavnar-trenkle"}:
+        raise ConfigError(f"langid.method = {config.langid.method!r}: choose 'default' or 'cavnar-trenkle'")
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")

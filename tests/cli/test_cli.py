@@ -118,6 +118,8 @@ def test_random_access_round_trip_10000_records(tmp_path: Path) -> None:
     coll_path = tmp_path / "coll"
     args = ["ingest", str(src), "-o", str(coll_path), "--no-progress", "--json"]
     args += ["--set", "warc.max_file_bytes=2e6"]
+    # random access is the subject: main-content extraction and language tagging are not
+    args += ["--set", "extract.enabled=false", "--set", "langid.enabled=false"]
     assert main(args) == 0
     with Collection.open(coll_path) as coll:
         assert len(coll.warc_files()) > 1  # rotated

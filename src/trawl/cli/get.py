@@ -113,6 +113,13 @@ def run(args: argparse.Namespace) -> int:
         out.print(
             f"encoding   {data['encoding']} (from {data['encoding_source']}, {data['decode_errors']} errors)"
         )
+        if data.get("lang"):
+            spans = {p.get("lang") for p in data.get("passages", [])} - {data["lang"]}
+            out.print(
+                f"language   {data['lang']} ({data['lang_score']:.2f})"
+                + (f"   passages also in {', '.join(sorted(str(x) for x in spans))}" if spans else ""),
+                highlight=False,
+            )
         out.print(f"links      {len(data['links'])}")
         if data["revisit_of"]:
             out.print(

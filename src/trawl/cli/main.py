@@ -15,12 +15,20 @@ from types import ModuleType
 
 from trawl import __version__
 from trawl.cli import (
+    convert,
+    crawl,
     decode_report,
+    dedup,
     demo,
     detect_encoding,
+    export,
+    extract,
     get,
     ingest,
+    langid,
     show,
+    stats,
+    testweb,
 )
 from trawl.errors import ConfigError, MissingDependency, TrawlError
 
@@ -28,11 +36,19 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: Every command, in the order ``trawl --help`` lists them.
 COMMANDS: tuple[ModuleType, ...] = (
+    crawl,
+    testweb,
     ingest,
     get,
+    export,
     show,
     detect_encoding,
+    langid,
+    convert,
+    extract,
     decode_report,
+    dedup,
+    stats,
     demo,
 )
 

@@ -39,7 +39,18 @@ def build_sources(inputs: Sequence[str | Path], config: Config) -> list[Source]:
 
 
 def build_steps(config: Config) -> list[Step]:
-    return default_steps(config)
+    """Conversion (sniff, decode, convert), main content of HTML pages when ``extract.enabled``,
+    then language tagging (of the main content) when ``langid.enabled``."""
+    steps = default_steps(config)
+    if config.extract.enabled:
+        from trawl.extract import ContentExtractor  # noqa: PLC0415 -- loads its weights only when used
+
+        steps.append(ContentExtractor(method=config.extract.method, fmt=config.extract.format))
+    if config.langid.enabled:
+        from trawl.langid import LanguageTagger  # noqa: PLC0415 -- loads its model only when used
+
+        steps.append(LanguageTagger(method=config.langid.method, max_chars=config.langid.max_chars))
+    return steps
 
 
 def ingest(

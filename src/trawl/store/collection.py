@@ -55,7 +55,7 @@ __all__ = ["Collection", "CollectionWriter", "StoredRecord", "anchor_terms"]
 CONFIG_FILE = "trawl.toml"
 SUBDIRS = ("warc", "table", "index", "frontier", "stats", "exports")
 # How many versions of each family's cells the table keeps (per-family policy).
-FAMILY_VERSIONS = {"fetch": 10, "text": 1, "meta": 1, "links": 1, "anchor": 1}
+FAMILY_VERSIONS = {"fetch": 10, "text": 1, "meta": 1, "links": 1, "anchor": 1, "lang": 1}
 #: bounds on what one page contributes as anchor text (a link farm must not flood the table)
 MAX_ANCHOR_LINKS = 1000
 MAX_ANCHOR_CHARS = 500
@@ -156,6 +156,9 @@ class StoredRecord:
             "payload_digest": fetch.get("payload_digest"),
             "revisit_of": fetch.get("revisit_of"),
             "anchors": [{"from": url, "text": text} for url, text in sorted(self.anchors.items())],
+            "lang": self.cells.get("lang", {}).get("doc", {}).get("lang"),
+            "lang_score": self.cells.get("lang", {}).get("doc", {}).get("score"),
+            "passages": self.cells.get("lang", {}).get("doc", {}).get("passages", []),
         }
 
 
@@ -504,6 +507,8 @@ class CollectionWriter(Step):
         }
         if self._store_text:
             cells["text"] = {"title": doc.title, "text": doc.text}
+        if doc.lang is not None:
+            cells["lang"] = {"doc": {"lang": doc.lang, "score": doc.lang_score, "passages": doc.passages}}
         table.put_row(row, cells, ts)
         table.put_index("hash", url_hash(doc.url), row)
         table.put_index("pointer", f"{pointer.file}@{pointer.offset}", row)

@@ -1,0 +1,118 @@
+"""``trawl extract FILE…|-``: the main content, title, author and date of HTML files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from trawl.decode.charset import decode_html
+from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload
+from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract
+
+__all__ = ["HELP", "extract_file", "register", "run"]
+
+HELP = "print the main content of HTML files (plain or gzipped), with title, author and date"
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "extract",
+        help=HELP,
+        description=HELP[0].upper() + HELP[1:] + ". Navigation, footers, ads and other boilerplate "
+        "are left out by a block classifier over the page's DOM (text and link density, markup "
+        "hints, position, neighbours); Finn et al.'s Body Text Extraction and the slope-curve "
+        "method are there to compare. Many files are processed in one process.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="HTML files (plain or gzipped); - reads stdin")
+    p.add_argument("--url", metavar="URL", help="the page's URL (dates in URLs, relative links)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per file: path, title, author, date, text, method, score (and span, "
+        "cutoff, encoding; error when the file cannot be read)",
+    )
+    p.add_argument(
+        "--method", choices=METHODS, default="auto", help="auto (the DOM classifier, BTE as fallback), "
+        "dom, bte (Finn et al. 2001) or slope (default: auto)"
+    )  # fmt: skip
+    p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text", help="output format")
+    p.add_argument(
+        "--plot",
+        metavar="DIR",
+        type=Path,
+        help="write each page's cumulative tag curve with the BTE span to DIR/NAME.png (needs matplotlib)",
+    )
+    p.add_argument("--plot-format", choices=("png", "svg"), default="png", help="format of --plot files")
+    p.add_argument(
+        "--max-chars", type=int, default=DEFAULT_MAX_CHARS, help="cut pages longer than this before parsing"
+    )
+    p.add_argument(
+        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help="seconds a page may take (guard)"
+    )
+    p.set_defaults(func=run)
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return Path(path).read_bytes()
+
+
+def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
+    """One file through :func:`~trawl.extract.extract`, as a JSON-ready row."""
+    row: dict[str, Any] = {
+        "path": path, "title": "", "author": None, "date": None, "text": "", "method": None, "score": None,
+    }  # fmt: skip
+    try:
+        data = _read(path)
+    except OSError as exc:
+        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+        return row
+    if data[:2] == b"\x1f\x8b":
+        payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
+        data = payload.data
+        if payload.problems:
+            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
+    decoded = decode_html(data, None, html=True)
+    ex = extract(
+        decoded.text,
+        args.url,
+        method=args.method,
+        fmt=args.fmt,
+        max_chars=args.max_chars,
+        time_limit=args.time_limit,
+        keep_curve=args.plot is not None,
+    )
+    row.update(ex.as_dict())
+    row["encoding"] = decoded.encoding
+    if args.plot is not None and ex.curve is not None:
+        from trawl.extract.plot import plot_curve  # noqa: PLC0415 - matplotlib only on request
+
+        args.plot.mkdir(parents=True, exist_ok=True)
+        name = "stdin" if path == "-" else Path(path).name.split(".")[0]
+        row["plot"] = str(plot_curve(ex.curve, args.plot / f"{name}.{args.plot_format}", title=path))
+    return row
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = 0
+    for path in args.files:
+        row = extract_file(path, args)
+        failed += "error" in row
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+        elif "error" in row:
+            print(f"trawl: error: {row['error']}", file=sys.stderr)
+        else:
+            if len(args.files) > 1:
+                print(f"==> {path} <== [{row['method']} {row['score']}]")
+            if row["title"]:
+                print(row["title"] if args.fmt == "text" else f"# {row['title']}")
+                print()
+            print(row["text"])
+            if len(args.files) > 1:
+                print()
+    return 1 if failed else 0

@@ -1,0 +1,110 @@
+"""DOM-based main-content extraction: classify text blocks, keep the content ones.
+
+:func:`classify_blocks` runs the two-stage block classifier of :mod:`trawl.extract.features` with
+the fitted weights of :mod:`trawl.extract._weights` and returns, per block, the probability that
+it is main content. :func:`render` turns the kept blocks into plain text (paragraphs separated by
+a blank line, list items and table cells one per line) or Markdown-ish text (``#`` headings,
+``-`` list items, fenced ``<pre>`` blocks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from trawl.extract import _weights
+from trawl.extract.blocks import Block, PageBlocks
+from trawl.extract.features import (
+    STAGE1_NAMES,
+    STAGE2_NAMES,
+    inside_container,
+    stage1_matrix,
+    stage2_matrix,
+)
+
+__all__ = ["Classified", "classify_blocks", "render", "select"]
+
+_W1 = np.array([_weights.STAGE1.get(n, 0.0) for n in STAGE1_NAMES])
+_W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
+_W2_STAGE2, _W2_STAGE1 = _W2[: len(STAGE2_NAMES)], _W2[len(STAGE2_NAMES) :]
+_LINE_TAGS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
+
+
+def _sigmoid(z: Any) -> Any:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+
+
+@dataclass(slots=True)
+class Classified:
+    """Per-block content probabilities, the kept blocks and the content container."""
+
+    probs: list[float]
+    kept: list[Block]
+    container: int
+    score: float  # mean probability of the kept blocks, weighted by words
+
+
+def select(page: PageBlocks, probs: list[float], container: int, threshold: float) -> list[Block]:
+    """The blocks to keep: at or above ``threshold``, inside the container, each text once.
+
+    Blocks outside the content container are dropped when the container holds at least half of
+    the kept words (a page with one main region); otherwise (a page whose content is spread over
+    several regions) they stay. A text repeated on the page (a menu in a mobile and a desktop
+    version, a "Share" line above and below) is kept once.
+    """
+    kept = [b for b, p in zip(page.blocks, probs, strict=True) if p >= threshold]
+    if container > 0 and kept:
+        inside = inside_container(page, container)
+        within = [b for b in kept if inside[b.index]]
+        if 2 * sum(b.words for b in within) >= sum(b.words for b in kept):
+            kept = within
+    seen: set[str] = set()
+    out = []
+    for b in kept:
+        if b.words >= 3:
+            if b.text in seen:
+                continue
+            seen.add(b.text)
+        out.append(b)
+    return out
+
+
+def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classified:
+    """Score every block of ``page`` and keep the content ones (see :func:`select`)."""
+    thr = _weights.THRESHOLD if threshold is None else threshold
+    if not page.blocks:
+        return Classified([], [], 0, 0.0)
+    x1 = stage1_matrix(page)
+    p1 = _sigmoid(x1 @ _W1)
+    x2, best = stage2_matrix(page, p1)
+    probs = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1).tolist()
+    kept = select(page, probs, best, thr)
+    words = sum(b.words for b in kept)
+    score = sum(probs[b.index] * b.words for b in kept) / words if words else 0.0
+    return Classified(probs, kept, best, score)
+
+
+def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
+    """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
+    out: list[str] = []
+    prev_tag = ""
+    elements = page.elements
+    for b in blocks:
+        tag = elements[b.element].tag
+        text = b.text
+        if fmt == "markdown":
+            if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
+                text = "#" * int(tag[1]) + " " + text
+            elif tag in ("li", "dd"):
+                text = "- " + text
+            elif tag == "pre":
+                text = "```\n" + text + "\n```"
+            elif tag == "blockquote":
+                text = "> " + text
+        if out:
+            out.append("\n" if tag in _LINE_TAGS and prev_tag in _LINE_TAGS else "\n\n")
+        out.append(text)
+        prev_tag = tag
+    return "".join(out)

@@ -1,0 +1,261 @@
+"""Main content of a page: :func:`extract` for one page, :class:`ContentExtractor` for a pipeline.
+
+Methods:
+
+``dom``
+    the block classifier (:mod:`trawl.extract.dom`): text, link and markup features of each text
+    block and of its neighbours, and the content container it lies in;
+``bte``
+    Finn et al.'s Body Text Extraction on the token sequence (:mod:`trawl.extract.bte`);
+``slope``
+    the flat stretches of the cumulative tag curve;
+``auto`` (default)
+    ``dom``; BTE decides instead when the classifier keeps almost nothing of a page that has
+    text (a page whose blocks all look like boilerplate to it), and the page's text is returned
+    whole when neither finds anything.
+
+Every result says which method decided, its score (0..1) and the character span of the content
+in the page text (all of the page's text blocks, one per line), so a document's extraction can be
+audited and its curve plotted.
+
+A guard bounds each page: markup longer than ``max_chars`` is cut before parsing (``cutoff =
+"size"``); pages with more than ``max_blocks`` text blocks are classified on their first
+``max_blocks`` (``"blocks"``); when a page has used up ``time_limit`` seconds at a checkpoint, the
+remaining, costlier stages are skipped and the best answer so far is returned (``"time"``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from selectolax.lexbor import LexborHTMLParser
+
+from trawl.convert.sniff import effective_type, is_html
+from trawl.decode.charset import DECODED_KEY, decode_document
+from trawl.document import Document
+from trawl.errors import ConfigError
+from trawl.extract.blocks import PageBlocks, parse_blocks
+from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
+from trawl.extract.dom import classify_blocks, render
+from trawl.extract.metadata import read_metadata
+from trawl.pipeline.base import Step
+
+__all__ = [
+    "DEFAULT_MAX_BLOCKS",
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_TIME_LIMIT",
+    "METHODS",
+    "ContentExtractor",
+    "Extraction",
+    "extract",
+]
+
+#: Markup longer than this many characters is cut before parsing.
+DEFAULT_MAX_CHARS = 3_000_000
+#: At most this many text blocks are classified.
+DEFAULT_MAX_BLOCKS = 20_000
+#: Seconds a page may take before costlier stages are skipped.
+DEFAULT_TIME_LIMIT = 2.0
+METHODS = ("auto", "dom", "bte", "slope")
+Method = Literal["auto", "dom", "bte", "slope"]
+Format = Literal["text", "markdown"]
+
+
+@dataclass(slots=True)
+class Extraction:
+    """The main content of one page and how it was found."""
+
+    text: str = ""
+    title: str = ""
+    author: str = ""
+    date: str = ""
+    method: str = ""
+    score: float = 0.0
+    span: tuple[int, int] | None = None  # of the content in ``page_text``
+    page_text: str = ""
+    cutoff: str | None = None  # why the guard stopped the page early: size, blocks, time
+    curve: TokenCurve | None = None  # the token curve, for bte/slope (or auto when asked)
+    probs: list[float] = field(default_factory=list)  # per-block content probability (dom)
+    sources: dict[str, str] = field(default_factory=dict)  # metadata field -> where found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "author": self.author or None,
+            "date": self.date or None,
+            "text": self.text,
+            "method": self.method,
+            "score": round(self.score, 4),
+            "span": list(self.span) if self.span else None,
+            "cutoff": self.cutoff,
+        }
+
+
+def _page_text(page: PageBlocks) -> tuple[str, list[int]]:
+    starts = []
+    pos = 0
+    for b in page.blocks:
+        starts.append(pos)
+        pos += len(b.text) + 1
+    return "\n".join(b.text for b in page.blocks), starts
+
+
+def _span_of_text(page_text: str, text: str) -> tuple[int, int] | None:
+    if not text:
+        return None
+    first = text.split("\n", 1)[0]
+    last = text.rsplit("\n", 1)[-1]
+    start = page_text.find(first)
+    if start < 0:
+        return None
+    end = page_text.rfind(last)
+    return (start, end + len(last)) if end >= start else (start, start + len(first))
+
+
+def extract(
+    markup: str | bytes,
+    url: str | None = None,
+    *,
+    method: Method | str = "auto",
+    fmt: Format | str = "text",
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_blocks: int = DEFAULT_MAX_BLOCKS,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    keep_curve: bool = False,
+    metadata: bool = True,
+) -> Extraction:
+    """The main content, title, author and date of one page (see the module docstring)."""
+    if method not in METHODS:
+        raise ConfigError(f"unknown extraction method {method!r}; choose one of {', '.join(METHODS)}")
+    if fmt not in ("text", "markdown"):
+        raise ConfigError(f"unknown output format {fmt!r}; choose 'text' or 'markdown'")
+    t0 = time.perf_counter()
+    result = Extraction()
+    if isinstance(markup, bytes):
+        markup = markup.decode("utf-8", "replace")
+    if len(markup) > max_chars:
+        markup = markup[:max_chars]
+        result.cutoff = "size"
+    tree = LexborHTMLParser(markup)
+    if metadata:
+        meta = read_metadata(tree, url)
+        result.title, result.author, result.date = meta.title, meta.author, meta.date
+        result.sources = meta.sources or {}
+    page = parse_blocks(tree)
+    if len(page.blocks) > max_blocks:
+        page.blocks = page.blocks[:max_blocks]
+        result.cutoff = result.cutoff or "blocks"
+    page_text, starts = _page_text(page)
+    result.page_text = page_text
+    if method in ("bte", "slope"):
+        curve = body_text_extraction(markup) if method == "bte" else slope_extraction(markup)
+        result.method, result.score, result.text = method, curve.score, curve.text
+        result.curve = curve
+        result.span = _span_of_text(page_text, result.text)
+        return result
+    if time.perf_counter() - t0 > time_limit:
+        result.cutoff = "time"
+        result.method, result.text = "page", page_text
+        result.span = (0, len(page_text)) if page_text else None
+        return result
+    classified = classify_blocks(page)
+    result.probs = classified.probs
+    kept_words = sum(b.words for b in classified.kept)
+    result.method, result.score = "dom", classified.score
+    chosen = classified.kept
+    if keep_curve:
+        result.curve = body_text_extraction(tokenize(markup))
+    if method == "auto" and kept_words < 10 and page.total_words >= 20:
+        if time.perf_counter() - t0 > time_limit:
+            result.cutoff = "time"
+        else:
+            curve = result.curve or body_text_extraction(markup)
+            text = curve.text
+            if len(text.split()) > kept_words:
+                result.method, result.score, result.text, result.curve = "bte", curve.score, text, curve
+                result.span = _span_of_text(page_text, text)
+                return result
+    if not chosen and method == "auto":
+        chosen = page.blocks
+        result.method, result.score = "page", 0.0
+    result.text = render(page, chosen, fmt)
+    if chosen:
+        last = chosen[-1]
+        result.span = (starts[chosen[0].index], starts[last.index] + len(last.text))
+    return result
+
+
+class ContentExtractor(Step):
+    """Replaces an HTML document's text with its main content (see :func:`extract`).
+
+    Sets ``text`` (the main content), ``title`` (when found), ``metadata["author"]``,
+    ``metadata["date"]``, ``content_method``, ``content_score`` and ``content_span`` (the span of
+    the content in the page text it had before: the converter's visible text when
+    :class:`~trawl.convert.html.HtmlConverter` ran first, else the page's text blocks). Counts
+    ``extract/method/<method>``, ``extract/cutoff/<reason>`` and ``extract/empty``; a page cut
+    short also gets a line in ``doc.errors``. Works before or after the HTML converter: it reads the
+    decoded characters the charset decoder left without taking them, or decodes the page itself.
+    Other documents pass untouched.
+    """
+
+    name: ClassVar[str] = "extract"
+
+    def __init__(
+        self,
+        *,
+        method: str = "auto",
+        fmt: str = "text",
+        max_chars: int = DEFAULT_MAX_CHARS,
+        max_blocks: int = DEFAULT_MAX_BLOCKS,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+    ) -> None:
+        if method not in METHODS:
+            raise ConfigError(f"extract.method must be one of {', '.join(METHODS)}, not {method!r}")
+        if fmt not in ("text", "markdown"):
+            raise ConfigError(f"extract.format must be 'text' or 'markdown', not {fmt!r}")
+        if max_chars <= 0 or max_blocks <= 0 or time_limit <= 0:
+            raise ConfigError(
+                f"extract: max_chars, max_blocks and time_limit must be positive, not "
+                f"{max_chars}, {max_blocks}, {time_limit}"
+            )
+        self.method = method
+        self.fmt = fmt
+        self.max_chars = max_chars
+        self.max_blocks = max_blocks
+        self.time_limit = time_limit
+
+    def process(self, doc: Document) -> Document:
+        if not is_html(effective_type(doc)):
+            return doc
+        markup = doc.metadata.get(DECODED_KEY)
+        if not isinstance(markup, str):
+            markup = decode_document(doc, self)
+        ex = extract(
+            markup,
+            doc.url,
+            method=self.method,
+            fmt=self.fmt,
+            max_chars=self.max_chars,
+            max_blocks=self.max_blocks,
+            time_limit=self.time_limit,
+        )
+        before = doc.text
+        doc.text = ex.text
+        if ex.title:
+            doc.title = ex.title
+        if ex.author:
+            doc.metadata["author"] = ex.author
+        if ex.date:
+            doc.metadata["date"] = ex.date
+        doc.content_method = ex.method
+        doc.content_score = round(ex.score, 4)
+        doc.content_span = _span_of_text(before, ex.text) if before else ex.span
+        self.count(f"extract/method/{ex.method}")
+        if ex.cutoff:
+            self.count(f"extract/cutoff/{ex.cutoff}")
+            doc.error(self.name, f"cut off ({ex.cutoff}): page of {len(markup)} characters")
+        if not ex.text:
+            self.count("extract/empty")
+        return doc

@@ -1,0 +1,247 @@
+"""Title, author and publication date of a page, from the evidence a page gives about itself.
+
+Evidence is taken in order of how deliberate it is: JSON-LD (``headline``, ``author``,
+``datePublished``), then Open Graph / article meta tags, then plain ``<meta>`` names, then markup
+in the body (``itemprop``, ``<time datetime>``, ``rel=author``, byline classes, "By …" lines),
+then the URL (``/2024/05/17/``). The title prefers the page's ``<h1>`` when the ``<title>`` or
+``og:title`` contains it (the site name is then not part of it), else ``og:title``, else the
+``<title>`` with a trailing " | Site" cut off. Dates are returned as ``YYYY-MM-DD``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+__all__ = ["PageMetadata", "extract_metadata", "read_metadata"]
+
+
+@dataclass(slots=True)
+class PageMetadata:
+    """What a page says about itself; empty strings where it says nothing."""
+
+    title: str = ""
+    author: str = ""
+    date: str = ""
+    sources: dict[str, str] | None = None  # field -> where it was found
+
+
+_SPACE = re.compile(r"\s+")
+_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+_SLASHED = re.compile(r"(\d{4})/(\d{1,2})/(\d{1,2})")
+_URL_DATE = re.compile(r"/((?:19|20)\d{2})[/-](\d{1,2})[/-](\d{1,2})(?:/|[^\d])")
+_MONTH_NAMES = (
+    "jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july",
+    "aug august", "sep sept september", "oct october", "nov november", "dec december",
+)  # fmt: skip
+_MONTHS = {m: i + 1 for i, names in enumerate(_MONTH_NAMES) for m in names.split()}
+_TEXT_DATE = re.compile(
+    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})"
+    r"|([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}))\b"
+)
+_TEXT_DATE_SPAN = 20_000
+_BY = re.compile(r"^\s*(?:by|written by|posted by|author:?)\s+([^|•·,\n]{3,60})", re.I)
+_SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014•·»:]|-|::)\s+")  # bars, dashes, bullets, colons
+_DATE_META = (
+    "article:published_time", "og:published_time", "datepublished", "date", "pubdate", "publishdate",
+    "publish-date", "publish_date", "dc.date", "dc.date.issued", "dcterms.created", "dcterms.date",
+    "sailthru.date", "parsely-pub-date", "citation_publication_date", "citation_date",
+    "article.published", "published_time", "release_date", "created",
+)  # fmt: skip
+_AUTHOR_META = (
+    "author", "article:author", "parsely-author", "sailthru.author", "dc.creator", "citation_author",
+    "twitter:creator", "byl",
+)  # fmt: skip
+
+
+def _clean(text: str | None) -> str:
+    return _SPACE.sub(" ", text or "").strip()
+
+
+def _valid(y: int, m: int, d: int) -> bool:
+    return 1990 <= y <= 2100 and 1 <= m <= 12 and 1 <= d <= 31
+
+
+def normalize_date(value: str | None) -> str:
+    """``YYYY-MM-DD`` from an ISO, slashed or written-out date, or ``""``."""
+    if not value:
+        return ""
+    for rx in (_ISO, _SLASHED):
+        m = rx.search(value)
+        if m:
+            y, mo, d = (int(g) for g in m.groups())
+            if _valid(y, mo, d):
+                return f"{y:04d}-{mo:02d}-{d:02d}"
+    m = _TEXT_DATE.search(value)
+    if m:
+        if m.group(1):
+            d, mon, y = int(m.group(1)), m.group(2), int(m.group(3))
+        else:
+            mon, d, y = m.group(4), int(m.group(5)), int(m.group(6))
+        month = _MONTHS.get(mon.lower())
+        if month and _valid(y, month, d):
+            return f"{y:04d}-{month:02d}-{d:02d}"
+    return ""
+
+
+def _ld_items(tree: LexborHTMLParser) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for node in tree.css('script[type="application/ld+json"]'):
+        try:
+            data = json.loads(node.text(deep=True) or "null")
+        except ValueError:
+            continue
+        stack = [data]
+        while stack and len(items) < 200:
+            x = stack.pop()
+            if isinstance(x, list):
+                stack.extend(reversed(x))
+            elif isinstance(x, dict):
+                items.append(x)
+                if "@graph" in x:
+                    stack.append(x["@graph"])
+                main = x.get("mainEntity")
+                if isinstance(main, (dict, list)):
+                    stack.append(main)
+    return items
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, str):
+        return "" if value.startswith("http") else _clean(value)
+    if isinstance(value, dict):
+        return _name(value.get("name"))
+    if isinstance(value, list):
+        names = [n for n in (_name(v) for v in value) if n]
+        return ", ".join(names[:3])
+    return ""
+
+
+_AUTHOR_MARKUP = '[itemprop="author"], a[rel~="author"], [class*="byline"], [class*="author"]'
+_AUTHOR_KINDS: tuple[tuple[str, Callable[[LexborNode], bool]], ...] = (
+    ("itemprop", lambda x: x.attrs.get("itemprop") == "author"),
+    ("rel", lambda x: "author" in (x.attrs.get("rel") or "").split()),
+    ("author-name", lambda x: "author-name" in (x.attrs.get("class") or "")),
+    ("byline", lambda x: "byline" in (x.attrs.get("class") or "")),
+    ("author", lambda x: "author" in (x.attrs.get("class") or "")),
+)
+_ARTICLE_TYPES = re.compile(
+    r"Article|Posting|Blog|Report|Review|WebPage|Question|Discussion|Recipe|HowTo|Product"
+)
+
+
+def read_metadata(tree: LexborHTMLParser, url: str | None = None) -> PageMetadata:
+    """The metadata of a parsed page (the tree is not modified)."""
+    meta: dict[str, str] = {}
+    for node in tree.css("meta[content]"):
+        attrs = node.attrs
+        key = (attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or "").lower().strip()
+        if key and key not in meta:
+            meta[key] = _clean(attrs.get("content"))
+    sources: dict[str, str] = {}
+    ld = _ld_items(tree)
+    ld.sort(key=lambda x: 0 if _ARTICLE_TYPES.search(str(x.get("@type", ""))) else 1)
+
+    # --- title
+    h1_node = tree.css_first("h1")
+    h1 = _clean(h1_node.text(deep=True)) if h1_node is not None else ""
+    title_node = tree.css_first("title")
+    page_title = _clean(title_node.text(deep=True)) if title_node is not None else ""
+    og = meta.get("og:title") or meta.get("twitter:title") or ""
+    headline = next((_clean(str(x["headline"])) for x in ld if isinstance(x.get("headline"), str)), "")
+    title = ""
+    for candidate in (og, page_title, headline):
+        if h1 and candidate and h1.lower() in candidate.lower() and len(h1) >= 4:
+            title, sources["title"] = h1, "h1"
+            break
+    if not title:
+        for candidate, where in ((headline, "json-ld"), (og, "og:title"), (page_title, "title"), (h1, "h1")):
+            if candidate:
+                parts = _SEPARATORS.split(candidate)
+                title = max(parts, key=len) if len(parts) > 1 else candidate
+                sources["title"] = where
+                break
+
+    # --- author
+    author = ""
+    for x in ld:
+        if "author" in x or "creator" in x:
+            author = _name(x.get("author") or x.get("creator"))
+            if author:
+                sources["author"] = "json-ld"
+                break
+    if not author:
+        for key in _AUTHOR_META:
+            value = meta.get(key, "")
+            if value and not value.startswith(("http", "@")):
+                author, sources["author"] = value, f"meta:{key}"
+                break
+    if not author:
+        # One traversal for every kind of author markup, then the most deliberate kind first.
+        found = tree.css(_AUTHOR_MARKUP)
+        for kind, test in _AUTHOR_KINDS:
+            hit = next((x for x in found if test(x)), None)
+            if hit is None:
+                continue
+            text = _clean(hit.attrs.get("content") or hit.text(deep=True))
+            m = _BY.match(text)
+            if m:
+                text = _clean(m.group(1))
+            if 2 < len(text) <= 60:
+                author, sources["author"] = text, f"markup:{kind}"
+                break
+
+    # --- date
+    date = ""
+    for x in ld:
+        for key in ("datePublished", "dateCreated", "uploadDate", "dateModified"):
+            if isinstance(x.get(key), str):
+                date = normalize_date(x[key])
+                if date:
+                    sources["date"] = f"json-ld:{key}"
+                    break
+        if date:
+            break
+    if not date:
+        for key in _DATE_META:
+            date = normalize_date(meta.get(key))
+            if date:
+                sources["date"] = f"meta:{key}"
+                break
+    if not date:
+        for sel in ('[itemprop="datePublished"]', "time[datetime]", "time"):
+            when = tree.css_first(sel)
+            if when is not None:
+                attrs = when.attrs
+                date = normalize_date(attrs.get("datetime") or attrs.get("content") or when.text(deep=True))
+                if date:
+                    sources["date"] = f"markup:{sel}"
+                    break
+    if not date and url:
+        m = _URL_DATE.search(url)
+        if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
+            date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            sources["date"] = "url"
+    if not date and tree.body is not None:
+        # A date written in the page ("March 5, 2024"), the first in its opening text.
+        m = _TEXT_DATE.search(tree.body.text(deep=True, separator=" ")[:_TEXT_DATE_SPAN])
+        if m:
+            date = normalize_date(m.group(0))
+            if date:
+                sources["date"] = "text"
+    if not date:
+        m_date = meta.get("article:modified_time") or meta.get("og:updated_time")
+        date = normalize_date(m_date)
+        if date:
+            sources["date"] = "meta:modified"
+    return PageMetadata(title[:1000], author[:200], date, sources)
+
+
+def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
+    """Parse a page and read its title, author and date (see the module docstring)."""
+    return read_metadata(LexborHTMLParser(markup), url)

@@ -1,0 +1,53 @@
+"""Quality gate: word F1 and metadata accuracy of ``extract`` on the first WCXB dev pages.
+
+Pinned in ``quality_gate.json`` slightly under what was measured (``python bench/extract.py
+--quick 200`` prints the same figures beside trafilatura's). Raise the pins when extraction
+improves; never lower them to let a change through.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from trawl.extract import extract, mean_scores, word_score
+
+PINS = json.loads(Path(__file__).with_name("quality_gate.json").read_text())
+
+
+def test_f1_and_metadata_do_not_regress(shared_data: Path) -> None:
+    root = shared_data / "extraction" / "wcxb-dev"
+    pages = sorted((root / "html").glob("*.html.gz"))[: PINS["pages"]]
+    assert len(pages) == PINS["pages"]
+    by_type = defaultdict(list)
+    everything = []
+    meta_hits: dict[str, list[bool]] = defaultdict(list)
+    for path in pages:
+        truth = json.loads((root / "truth" / f"{path.name.split('.')[0]}.json").read_text(encoding="utf-8"))
+        ex = extract(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"), truth.get("url"))
+        score = word_score(ex.text, truth.get("main_content") or "")
+        by_type[truth["page_type"]].append(score)
+        everything.append(score)
+        if truth.get("title"):
+            meta_hits["title"].append(
+                " ".join(ex.title.lower().split()) == " ".join(truth["title"].lower().split())
+            )
+        if truth.get("publish_date"):
+            meta_hits["date"].append(ex.date == str(truth["publish_date"])[:10])
+    f1 = mean_scores(everything).f1
+    assert f1 >= PINS["f1"], f"mean F1 {f1:.4f} < pinned {PINS['f1']}"
+    for kind, pinned in PINS["f1_by_type"].items():
+        got = mean_scores(by_type[kind]).f1
+        assert got >= pinned, f"{kind}: mean F1 {got:.4f} < pinned {pinned}"
+    for kind, pinned in PINS["metadata"].items():
+        hits = meta_hits[kind]
+        got = sum(hits) / len(hits)
+        assert got >= pinned, f"{kind} accuracy {got:.4f} < pinned {pinned}"
+
+
+if __name__ == "__main__":  # print the figures to pin
+    pytest.main([__file__, "-q"])
