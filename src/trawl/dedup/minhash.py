@@ -155,14 +155,14 @@ def band_keys(sigs: U32, bands: int, rows: int) -> U64:
     probability about 2**-64. One multiply-add per value, one finaliser per band.
     """
     n = sigs.shape[0]
-    cols = np.ascontiguousarray(sigs[:, : bands * rows].T).astype(np.uint64)  # (values, docs)
-    mult = _band_multipliers(sigs.shape[1])
-    keys = np.empty((n, bands), dtype=np.uint64)
-    for band in range(bands):
-        acc = np.full(n, (band * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
-        for col in range(band * rows, (band + 1) * rows):
-            acc += cols[col] * mult[col]
-        keys[:, band] = splitmix64(acc)
+    # Row-major all the way (a transposed copy of the signatures cost more than the arithmetic);
+    # uint64 products and sums wrap mod 2**64, as the definition wants.
+    mult = _band_multipliers(sigs.shape[1])[: bands * rows].reshape(bands, rows)
+    vals = sigs[:, : bands * rows].astype(np.uint64).reshape(n, bands, rows)
+    vals *= mult
+    acc = vals.sum(axis=2, dtype=np.uint64)
+    acc += np.arange(bands, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    keys: U64 = splitmix64(acc)
     return keys
 
 
