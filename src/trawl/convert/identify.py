@@ -152,6 +152,10 @@ class Identity:
         }
 
 
+# The compression methods zipfile can read.
+_ZIP_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA})
+
+
 def _zip_format(data: bytes) -> tuple[str | None, int | None]:
     """The format inside a ZIP by its member names (central directory), or ``None`` if unreadable."""
     try:
@@ -160,12 +164,13 @@ def _zip_format(data: bytes) -> tuple[str | None, int | None]:
             names = {info.filename for info in infos}
             if "mimetype" in names:
                 info = package.getinfo("mimetype")
-                if info.file_size <= 200:
+                # a member compressed with a method zipfile cannot undo (deflate64, ...) is not read
+                if info.file_size <= 200 and info.compress_type in _ZIP_METHODS:
                     inner = package.read(info).decode("ascii", "replace").strip()
                     fmt = _TYPE_FORMATS.get(inner)
                     if fmt is not None:
                         return fmt, len(infos)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError):
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError):
         return None, None
     if "[Content_Types].xml" in names:
         if "word/document.xml" in names:
