@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
-__all__ = ["add_config_options", "err_console", "human_bytes", "out_console"]
+from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload
+
+__all__ = ["add_config_options", "err_console", "human_bytes", "out_console", "read_input_file"]
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -38,3 +41,22 @@ def human_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} TiB"
+
+
+def read_input_file(path: str, row: dict[str, Any], *, stdin: bool = False) -> bytes | None:
+    """The bytes of a file named on the command line, gunzipped when they are gzip.
+
+    ``-`` is standard input when ``stdin``. A file that cannot be read sets ``row["error"]`` and
+    gives ``None``; problems undoing the gzip (truncation, the size cap) go to ``row["problems"]``.
+    """
+    try:
+        data = sys.stdin.buffer.read() if stdin and path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+        return None
+    if data[:2] == b"\x1f\x8b":
+        payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
+        data = payload.data
+        if payload.problems:
+            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
+    return data

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from trawl.cli.common import read_input_file
 from trawl.decode.charset import codec_name, decode_html
-from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload
 
 HELP = "print the encoding of each file (Python codec name), the evidence for it and the confidence"
 
@@ -41,16 +40,9 @@ def register(sub: Any) -> None:
 def examine(path: str, content_type: str | None = None) -> dict[str, Any]:
     """What :func:`~trawl.decode.charset.decode_html` makes of one file, as a JSON-ready dict."""
     row: dict[str, Any] = {"path": path, "encoding": None, "source": None, "confidence": None, "errors": None}
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+    data = read_input_file(path, row)
+    if data is None:
         return row
-    if data[:2] == b"\x1f\x8b":
-        payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
-        data = payload.data
-        if payload.problems:
-            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
     # A file is HTML only when the caller says so; otherwise UTF-32 byte-order marks count too.
     html = content_type is not None and "html" in content_type.lower()
     decoded = decode_html(data, content_type, html=html)

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from trawl.cli.common import read_input_file
 from trawl.decode.charset import decode_html
-from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload
 from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract
 
 __all__ = ["HELP", "extract_file", "register", "run"]
@@ -55,27 +55,14 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _read(path: str) -> bytes:
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return Path(path).read_bytes()
-
-
 def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
     """One file through :func:`~trawl.extract.extract`, as a JSON-ready row."""
     row: dict[str, Any] = {
         "path": path, "title": "", "author": None, "date": None, "text": "", "method": None, "score": None,
     }  # fmt: skip
-    try:
-        data = _read(path)
-    except OSError as exc:
-        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+    data = read_input_file(path, row, stdin=True)
+    if data is None:
         return row
-    if data[:2] == b"\x1f\x8b":
-        payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
-        data = payload.data
-        if payload.problems:
-            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
     decoded = decode_html(data, None, html=True)
     ex = extract(
         decoded.text,
