@@ -88,8 +88,8 @@ def normalize_words(text: str) -> str:
 
 
 @dataclass(slots=True)
-class WordBatch:
-    """The word hashes of a batch of texts, concatenated; document ``d`` owns
+class _HashBatch:
+    """Hashes of a batch of texts, concatenated (CSR layout): document ``d`` owns
     ``hashes[offsets[d]:offsets[d + 1]]``."""
 
     hashes: U64
@@ -104,30 +104,21 @@ class WordBatch:
         return len(self.offsets) - 1
 
     def doc_ids(self) -> I64:
-        """The document index of every word."""
+        """The document index of every hash."""
         out: I64 = np.repeat(np.arange(len(self), dtype=np.int64), self.counts)
         return out
 
 
 @dataclass(slots=True)
-class ShingleBatch:
-    """Shingle hashes of a batch of texts, concatenated by document (CSR layout, like WordBatch)."""
+class WordBatch(_HashBatch):
+    """The word hashes of a batch of texts."""
 
-    hashes: U64
-    offsets: I64
+
+@dataclass(slots=True)
+class ShingleBatch(_HashBatch):
+    """The ``n``-word shingle hashes of a batch of texts."""
+
     n: int
-
-    @property
-    def counts(self) -> I64:
-        out: I64 = np.diff(self.offsets)
-        return out
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def doc_ids(self) -> I64:
-        out: I64 = np.repeat(np.arange(len(self), dtype=np.int64), self.counts)
-        return out
 
     def of(self, d: int) -> U64:
         """The shingle hashes of document ``d``, in text order."""
