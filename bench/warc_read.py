@@ -252,10 +252,16 @@ def trawl_reader(path: Path, types: tuple[str, ...]) -> Callable[[], int]:
     return run
 
 
-def fastwarc_reader(path: Path, types: tuple[str, ...]) -> Callable[[], int]:
+def _type_mask(types: tuple[str, ...]) -> WarcRecordType:
+    """FastWARC's record-type bit mask for ``types``."""
     mask = WarcRecordType.no_type
     for t in types:
         mask |= getattr(WarcRecordType, t)
+    return mask
+
+
+def fastwarc_reader(path: Path, types: tuple[str, ...]) -> Callable[[], int]:
+    mask = _type_mask(types)
 
     def run() -> int:
         n = 0
@@ -271,9 +277,7 @@ def fastwarc_reader(path: Path, types: tuple[str, ...]) -> Callable[[], int]:
 def fastwarc_docs_reader(path: Path, types: tuple[str, ...]) -> Callable[[], int]:
     """The floor for any FastWARC-based reader that builds trawl documents: FastWARC plus the
     bare minimum to make each ``Document`` (header lists and the dataclass), no checks at all."""
-    mask = WarcRecordType.no_type
-    for t in types:
-        mask |= getattr(WarcRecordType, t)
+    mask = _type_mask(types)
 
     def run() -> int:
         n = 0

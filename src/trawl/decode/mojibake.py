@@ -431,7 +431,7 @@ def _evidence(text: str) -> tuple[float, _CodePage | None, list[_Span]]:
         return best
     # The code page is chosen on the head of a long text; only the winner is read in full.
     head = text[:_EVIDENCE_HEAD]
-    for cp in _suspects(head if len(text) > _EVIDENCE_HEAD else text):
+    for cp in _suspects(head):
         spans = _spans(head, cp)
         weight = sum(s.weight for s in spans)
         if weight > best[0]:
