@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from trawl.cli.main import main
@@ -109,3 +110,65 @@ def test_usage_errors(collection: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["dedup", str(collection), "--threshold", "1.5"]) == 2
     assert main(["dedup", str(collection.parent / "missing")]) == 1
     assert "not a trawl collection" in capsys.readouterr().err
+
+
+def _near_rows(
+    coll: Path, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[list[dict[str, object]], str]:
+    capsys.readouterr()
+    assert main(["dedup", "near", str(coll), *args, "--json"]) == 0
+    got = capsys.readouterr()
+    return [json.loads(x) for x in got.out.splitlines()], got.err
+
+
+def test_search_index_stored_loaded_and_rebuilt_when_stale(
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from trawl.dedup.collection import open_index
+    from trawl.dedup.engine import DedupOptions
+
+    coll = tmp_path / "coll"
+    shutil.copytree(collection, coll)
+    index = coll / "index" / "dedup" / "near"
+    shutil.rmtree(coll / "index", ignore_errors=True)
+    url0 = _url(collection, "doc0.txt")  # URLs are those of the ingested files
+    # no index yet: the search builds one and says why, on stderr only
+    rows, err = _near_rows(coll, capsys, url0)
+    assert "rebuilt: no stored index" in err and {r["method"] for r in rows} == {"exact", "minhash"}
+    # discovery stores the index; the search then loads it and answers the same
+    capsys.readouterr()
+    assert main(["dedup", str(coll), "--json"]) == 0
+    meta = json.loads((index / "meta.json").read_text())
+    assert meta["built_by"] == "trawl dedup" and meta["documents"] == 9
+    assert meta["lsh"]["bands"] == 17 and "lsh.keys" in meta["arrays"]
+    again, err = _near_rows(coll, capsys, url0)
+    assert err == "" and again == rows
+    with Collection.open(coll) as c:
+        finder, _, status = open_index(c, DedupOptions())
+        assert status == "loaded" and isinstance(finder.shingle_sets.hashes, np.memmap)
+    # other options, then a method the index does not hold: rebuilt, reason recorded, methods kept
+    _, err = _near_rows(coll, capsys, url0, "--threshold", "0.7")
+    assert "other options: threshold 0.8 -> 0.7" in err
+    _, err = _near_rows(coll, capsys, "--text", _text(4), "--method", "simhash")
+    assert "the index holds no simhash" in err
+    meta = json.loads((index / "meta.json").read_text())
+    assert meta["options"]["methods"] == ["exact", "simhash", "minhash"]
+    assert meta["reason"].startswith("the index holds no simhash")
+    _, err = _near_rows(coll, capsys, "--text", _text(4), "--method", "simhash", "--method", "minhash")
+    assert err == ""
+    # a new ingest run: stale; the rebuilt index finds the new document
+    extra = tmp_path / "more"
+    extra.mkdir()
+    (extra / "doc1-copy.txt").write_text(_text(1).replace(".", " again.", 2), encoding="utf-8")
+    assert main(["ingest", str(extra), "-o", str(coll), "--no-progress", "--json"]) == 0
+    rows, err = _near_rows(coll, capsys, "--text", _text(1))
+    assert "rebuilt: " in err and ("WARC files changed" in err or "runs since" in err)
+    assert (extra / "doc1-copy.txt").as_uri() in {r["b"] for r in rows}
+    log = [json.loads(x) for x in (coll / "index" / "dedup" / "near.log").read_text().splitlines()]
+    assert [e["event"] for e in log] == ["rebuilt", "built", "rebuilt", "rebuilt", "rebuilt"]
+    # a damaged index is rebuilt, not fatal
+    (index / "lsh.keys.npy").write_bytes(b"junk")
+    _, err = _near_rows(coll, capsys, "--text", _text(1))
+    assert "index unreadable" in err

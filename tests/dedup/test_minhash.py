@@ -99,3 +99,56 @@ def test_empty_signatures_are_skipped_and_ids_stay_aligned() -> None:
     a, b, _ = lsh.pairs()
     assert (a.tolist(), b.tolist()) == ([12], [13])
     assert lsh.query(sigs[2])[0].tolist() == [12, 13]
+
+
+def _lsh_inputs(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Signatures with near-duplicate groups, exact copies and a hub of 200 identical documents."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(0, 2**32 - 1, size=(3000, 128)).astype(np.uint32)
+    sigs = base.copy()
+    edit = rng.random(sigs.shape) < 0.1
+    sigs[1000:2000][edit[1000:2000]] = rng.integers(0, 2**32 - 1, size=int(edit[1000:2000].sum()))
+    sigs[1000:2000] = np.where(edit[1000:2000], sigs[1000:2000], base[:1000])  # variants of 0..999
+    sigs[2000:2200] = base[2999]  # a hub
+    ids = rng.permutation(10_000)[:3000].astype(np.int64)  # ids not in insertion order
+    return sigs, ids, rng.integers(0, 2**32 - 1, size=(50, 128)).astype(np.uint32)
+
+
+def test_lsh_kernels_equal_numpy_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trawl.dedup import _kernels, minhash
+
+    if _kernels.lsh_kernels() is None:
+        pytest.skip("numba is not installed (the numpy paths are the only ones)")
+    sigs, ids, strangers = _lsh_inputs(3)
+    queries = np.concatenate([sigs[::7], strangers])
+    results = []
+    for threshold in (1, 1 << 62):  # kernels always, then never
+        monkeypatch.setattr(minhash, "_KERNEL_MIN_KEYS", threshold)
+        lsh = MinHashLSH(0.8)
+        lsh.insert(ids[:1700], sigs[:1700])
+        lsh.query_pairs(sigs[:5])  # build, then merge a second batch into the built tables
+        lsh.insert(ids[1700:], sigs[1700:])
+        keys, tids, dirs = lsh._tables()
+        q, i = lsh.query_pairs(queries)
+        results.append((band_keys(sigs, 17, 7), keys, tids, dirs, q, i, lsh.pairs()))
+    fast, slow = results
+    for x, y in zip(fast[:6], slow[:6], strict=True):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
+    assert all(np.array_equal(x, y) for x, y in zip(fast[6][:2], slow[6][:2], strict=True))
+
+
+def test_lsh_query_matches_brute_force() -> None:
+    sigs, ids, strangers = _lsh_inputs(4)
+    lsh = MinHashLSH(0.8)
+    lsh.insert(ids, sigs)
+    keys_db = band_keys(sigs, lsh.bands, lsh.rows)
+    queries = np.concatenate([sigs[::5], strangers])
+    q, i = lsh.query_pairs(queries)
+    qk = band_keys(queries, lsh.bands, lsh.rows)
+    share = (qk[:, None, :] == keys_db[None, :, :]).any(axis=2)  # (queries, docs)
+    wq, wd = np.nonzero(share)
+    want = sorted(zip(wq.tolist(), ids[wd].tolist(), strict=True))
+    assert list(zip(q.tolist(), i.tolist(), strict=True)) == want
+    assert any(x >= len(sigs[::5]) for x in q.tolist()) is False  # random strangers find nothing
+    hub = lsh.query(sigs[2100])[0]
+    assert sorted(hub.tolist()) == hub.tolist() and len(hub) == 201  # the hub and its original

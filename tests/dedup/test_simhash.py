@@ -112,7 +112,7 @@ def test_manku_tables_equal_brute_force(k: int) -> None:
     assert index.num_tables > 1
     a, b, dist, _ = index.pairs()
     got = set(zip(a.tolist(), b.tolist(), strict=True))
-    expect = set()
+    expect: set[tuple[int, int]] = set()
     for i in range(len(fps)):
         d = hamming(fps[i], fps[i + 1 :])
         expect.update((i, i + 1 + int(j)) for j in np.flatnonzero(d <= k))

@@ -129,9 +129,12 @@ def _near(args: argparse.Namespace) -> int:
         return 2
     options = options_from(args)
     with Collection.open(Path(collection), overrides=args.overrides) as coll:
-        finder, pairs, name = near_in_collection(
+        result = near_in_collection(
             coll, options, url=targets[0] if targets else None, text=args.text, limit=args.limit
         )
+    finder, pairs, name = result.finder, result.pairs, result.name
+    if result.index != "loaded":  # stderr: --json output stays pairs only
+        print(f"trawl dedup: search index {result.index}", file=sys.stderr)
     for pair in pairs:
         row = pair_row(finder, pair)
         row["a"] = name

@@ -11,7 +11,11 @@ Reads every row's ``text:text`` cell (through :class:`~trawl.store.collection.Co
 * the report ``index/dedup/report.json`` (options, counters, every cluster with its members)
   and ``index/dedup/pairs.jsonl`` (every pair, the same lines ``trawl dedup --json`` prints);
 * the run's counters as ``stats/<run>.json`` (``dedup/pairs/minhash``, …), so ``trawl show``
-  merges them with the ingest counters.
+  merges them with the ingest counters;
+* the search index, ``index/dedup/near/`` (:mod:`trawl.dedup.persist`): what ``trawl dedup near``
+  needs, so that a search opens it instead of re-reading and re-hashing the whole collection. A
+  search rebuilds (and stores) it only when it is absent or stale, with the reason recorded in
+  the new index's ``meta.json`` and in ``index/dedup/near.log``.
 
 A row without text (a binary file the converters could not read) is counted as
 ``dedup/skipped/empty-text`` and takes part in nothing.
@@ -22,16 +26,26 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from trawl.dedup.cluster import Cluster
 from trawl.dedup.engine import DedupOptions, DuplicateFinder, Pair
+from trawl.dedup.persist import index_dir, load_index, log_event, save_index
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
-__all__ = ["DiscoveryResult", "discover_collection", "load_finder", "near_in_collection", "pair_row"]
+__all__ = [
+    "DiscoveryResult",
+    "NearResult",
+    "collection_state",
+    "discover_collection",
+    "load_finder",
+    "near_in_collection",
+    "open_index",
+    "pair_row",
+]
 
 MAX_LINKS = 20
 
@@ -99,6 +113,10 @@ def discover_collection(
     path = None
     if store:
         path = _store(coll, finder=finder, rows=rows, pairs=pairs, clusters=clusters, report=report)
+        error = _save_index(coll, finder, rows, collection_state(coll), by="trawl dedup", reason="discovery")
+        if error:
+            finder.counters["dedup/index/save-failed"] = 1
+            report["index_error"] = error
     return DiscoveryResult(finder, pairs, clusters, report, path, time.perf_counter() - t0)
 
 
@@ -150,6 +168,69 @@ def _store(
     return out / "report.json"
 
 
+@dataclass(slots=True)
+class NearResult:
+    """What ``trawl dedup near`` found, and how it got its index."""
+
+    finder: DuplicateFinder
+    pairs: list[Pair]
+    name: str
+    index: str  # "loaded" or "rebuilt: <reason>"
+
+
+def collection_state(coll: Collection) -> dict[str, Any]:
+    """What a stored search index was built from: WARC files (name, size) and non-dedup runs."""
+    warc = coll.path / "warc"
+    files = sorted(p for p in warc.iterdir() if p.is_file()) if warc.is_dir() else []
+    stats = coll.path / "stats"
+    runs = (
+        sorted(p.stem for p in stats.glob("*.json") if not p.stem.endswith("-dedup"))
+        if stats.is_dir()
+        else []
+    )
+    return {"warc": [[p.name, p.stat().st_size] for p in files], "runs": runs}
+
+
+def open_index(coll: Collection, options: DedupOptions) -> tuple[DuplicateFinder, list[str], str]:
+    """The collection's stored search index if it can serve ``options``; else rebuilt and stored.
+
+    Returns (finder, rows, status) with status ``"loaded"`` or ``"rebuilt: <reason>"``. A rebuilt
+    index holds the requested methods and those of the index it replaces (so that searches with
+    different methods do not keep replacing each other's index).
+    """
+    directory = index_dir(coll.path)
+    state = collection_state(coll)
+    finder, rows, reason = load_index(directory, options, state)
+    if finder is not None:
+        return finder, rows, "loaded"
+    methods = list(options.methods)
+    try:
+        old = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        methods += [m for m in old["options"]["methods"] if m not in methods]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    finder, rows = load_finder(coll, replace(options, methods=tuple(methods)))
+    error = _save_index(coll, finder, rows, state, by="trawl dedup near", reason=reason)
+    finder.options = options  # search with the requested methods only
+    return finder, rows, f"rebuilt: {reason}" + (f" (not stored: {error})" if error else "")
+
+
+def _save_index(
+    coll: Collection, finder: DuplicateFinder, rows: list[str], state: dict[str, Any], *, by: str, reason: str
+) -> str:
+    """Store the search index; "" when stored, else why not. The index is a cache: a disk that is
+    full or read-only costs the next search a rebuild, never the result of this run."""
+    directory = index_dir(coll.path)
+    try:
+        save_index(finder, directory, rows=rows, collection_state=state, built_by=by, reason=reason)
+        log_event(
+            directory, {"event": "built" if by == "trawl dedup" else "rebuilt", "by": by, "reason": reason}
+        )
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
 def near_in_collection(
     coll: Collection,
     options: DedupOptions,
@@ -157,18 +238,21 @@ def near_in_collection(
     url: str | None = None,
     text: str | None = None,
     limit: int = 100,
-) -> tuple[DuplicateFinder, list[Pair], str]:
-    """The near duplicates of one stored document (by URL) or of a text; and the query's name."""
+) -> NearResult:
+    """The near duplicates of one stored document (by URL) or of a text, with the query's name."""
     if (url is None) == (text is None):
         raise ValueError("give exactly one of a URL or a text")
-    finder, rows = load_finder(coll, options)
+    finder, rows, status = open_index(coll, options)
     exclude = None
     if url is not None:
         record = coll.find(url)
-        exclude = rows.index(record.row) if record.row in rows else None
+        try:
+            exclude = rows.index(record.row)
+        except ValueError:
+            exclude = None
         text = record.text
         name = record.url or url
     else:
         name = "<text>"
     assert text is not None
-    return finder, finder.near(text, exclude=exclude, limit=limit), name
+    return NearResult(finder, finder.near(text, exclude=exclude, limit=limit), name, status)

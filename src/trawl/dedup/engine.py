@@ -92,6 +92,42 @@ class DuplicateFinder:
         self._first_of_digest: dict[str, int] = {}
         self._exact: list[tuple[int, int]] = []
 
+    @classmethod
+    def restore(
+        cls,
+        options: DedupOptions,
+        *,
+        names: list[str],
+        words: list[int],
+        digests: list[str],
+        exact: list[tuple[int, int]],
+        shingle_sets: HashSets,
+        lsh: MinHashLSH | None = None,
+        simhash: tuple[SimhashIndex, U64] | None = None,
+        winnow_sets: HashSets | None = None,
+    ) -> DuplicateFinder:
+        """A finder from stored state (:mod:`trawl.dedup.persist`), as if its documents were added."""
+        finder = cls(options, names=names, words=words, digests=digests)
+        finder._exact = list(exact)
+        copies = {b for _, b in exact}
+        finder._first_of_digest = {d: i for i, d in enumerate(digests) if words[i] > 0 and i not in copies}
+        finder._sets = shingle_sets
+        finder._shingle_parts = [shingle_sets]
+        if lsh is not None:
+            finder.lsh = lsh
+        if simhash is not None:
+            finder.simhash_index, fps = simhash
+            finder._simhashes = [fps]
+        if winnow_sets is not None:
+            finder._winnow = winnow_sets
+            finder._winnow_parts = [winnow_sets]
+        return finder
+
+    @property
+    def exact_pairs(self) -> list[tuple[int, int]]:
+        """(first copy, later copy) of every exact duplicate, in the order they were added."""
+        return list(self._exact)
+
     def count(self, key: str, n: int = 1) -> None:
         self.counters[key] = self.counters.get(key, 0) + n
 

@@ -19,6 +19,14 @@ candidates to verify. Equal weighting of false positives and negatives (datasket
 gives (9, 13) for t = 0.8, whose P(candidate | J = 0.8) is only 0.40; since every candidate is
 verified before it is reported, trawl spends verification work to keep recall: (17, 7) for
 t = 0.8 gives 0.125 at J = 0.5, 0.982 at J = 0.8 and 0.9999 at J = 0.9.
+
+**Tables.** Each band is a hash table built once (:func:`build_tables`): its keys sorted, the ids
+beside them and a bucket directory over the keys' top bits. Band keys are splitmix64 outputs, so
+their top bits are already a uniform hash and each bucket holds 1-2 keys; a query is one bucket
+probe per band (:func:`query_tables`), with no sort of the queries, no binary search and no
+global sort of (query, candidate) pairs in the compiled path. The earlier design (argsort the
+needles, binary-search each band, sort all pair codes) made querying 4.7x datasketch against
+15-17x now (``bench/README.md``).
 """
 
 from __future__ import annotations
@@ -31,17 +39,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from trawl.dedup._kernels import densify_kernel
+from trawl.dedup._kernels import densify_kernel, lsh_kernels
 from trawl.dedup.hashing import I64, U64, ShingleBatch, splitmix64
 from trawl.dedup.sets import concat_ranges, pairs_in_runs, unique_pairs
 
 __all__ = [
     "MinHashLSH",
     "band_keys",
+    "build_tables",
     "candidate_probability",
     "estimate_jaccard",
     "lsh_params",
     "minhash_signatures",
+    "query_tables",
 ]
 
 U32 = npt.NDArray[np.uint32]
@@ -154,35 +164,122 @@ def band_keys(sigs: U32, bands: int, rows: int) -> U64:
     collide, because c_j is invertible mod 2**64; bands differing in several values collide with
     probability about 2**-64. One multiply-add per value, one finaliser per band.
     """
-    n = sigs.shape[0]
-    # Row-major all the way (a transposed copy of the signatures cost more than the arithmetic);
-    # uint64 products and sums wrap mod 2**64, as the definition wants.
+    # One pass per row over a strided view (no (docs, bands, rows) uint64 temporary); uint64
+    # products and sums wrap mod 2**64, as the definition wants.
     mult = _band_multipliers(sigs.shape[1])[: bands * rows].reshape(bands, rows)
-    vals = sigs[:, : bands * rows].astype(np.uint64).reshape(n, bands, rows)
-    vals *= mult
-    acc = vals.sum(axis=2, dtype=np.uint64)
-    acc += np.arange(bands, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    acc = np.empty((sigs.shape[0], bands), dtype=np.uint64)
+    acc[:] = np.arange(bands, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    tmp = np.empty_like(acc)
+    for j in range(rows):
+        np.multiply(sigs[:, j : bands * rows : rows], mult[:, j], out=tmp, casting="unsafe")
+        acc += tmp
     keys: U64 = splitmix64(acc)
     return keys
+
+
+_KERNEL_MIN_KEYS = 1 << 14  # (documents x bands) below which the numpy LSH paths are quick enough
+
+
+def _band_keys_t(sigs: U32, bands: int, rows: int) -> U64:
+    """:func:`band_keys` transposed, shape (bands, docs): each band's keys contiguous."""
+    kernels = lsh_kernels() if sigs.shape[0] * bands >= _KERNEL_MIN_KEYS else None
+    if kernels is not None:
+        out: U64 = kernels[0](np.ascontiguousarray(sigs), _band_multipliers(sigs.shape[1]), bands, rows)
+        return out
+    return np.ascontiguousarray(band_keys(sigs, bands, rows).T)
+
+
+def _directory_bits(n: int) -> int:
+    """Bits of the bucket directory for ``n`` keys: 2**bits ≤ n, so 1-2 keys per bucket."""
+    return max(1, n.bit_length() - 1)
+
+
+def build_tables(
+    keys: U64, ids: npt.NDArray[Any], bits: int
+) -> tuple[U64, npt.NDArray[Any], npt.NDArray[Any]]:
+    """Per band (row), the keys sorted (stably), the ids beside them, and the bucket directory.
+
+    ``dirs[band, t]`` is the first position of bucket ``t`` (keys whose top ``bits`` bits are
+    ``t``) in the band's sorted keys; ``dirs[band, 2**bits]`` is the number of keys. The numba
+    kernel (a counting sort by bucket, then an insertion sort inside each bucket) and the numpy
+    path (a stable argsort, then a bincount of buckets) give identical arrays.
+    """
+    shift = np.uint64(64 - bits)
+    nb = 1 << bits
+    # int32 positions when they fit: the directory costs 2-4 bytes per document per band
+    dirs = np.zeros((keys.shape[0], nb + 1), dtype=np.int32 if keys.shape[1] < (1 << 31) else np.int64)
+    kernels = lsh_kernels() if keys.size >= _KERNEL_MIN_KEYS else None
+    if kernels is not None:
+        out_k, out_i = kernels[1](keys, ids, shift, dirs)
+        return out_k, out_i, dirs
+    order = np.argsort(keys, axis=1, kind="stable")
+    out_k = np.take_along_axis(keys, order, axis=1)
+    out_i = np.take_along_axis(ids, order, axis=1)
+    for band in range(keys.shape[0]):
+        np.cumsum(np.bincount((out_k[band] >> shift).astype(np.int64), minlength=nb), out=dirs[band, 1:])
+    return out_k, out_i, dirs
+
+
+def query_tables(
+    qkeys: U64, keys: U64, ids: npt.NDArray[Any], dirs: npt.NDArray[Any], bits: int
+) -> tuple[I64, I64]:
+    """Every (query, id) whose keys agree in at least one band, each once, sorted by (query, id).
+
+    A query's key is looked up in its band's bucket (the directory gives its 1-2 entries): a
+    hash-table probe, no sort of the queries and no binary search. The numba kernel
+    de-duplicates each query's few candidates in a small buffer; the numpy path gathers all
+    (query, id) hits band by band and sorts their codes once. Both give the same arrays.
+    """
+    shift = np.uint64(64 - bits)
+    bands, nq = qkeys.shape
+    kernels = lsh_kernels() if qkeys.size >= _KERNEL_MIN_KEYS else None
+    if kernels is not None:
+        q, i = kernels[2](qkeys, keys, ids, dirs, shift)
+        return q, i
+    out_q: list[I64] = []
+    out_i: list[I64] = []
+    qidx = np.arange(nq, dtype=np.int64)
+    for band in range(bands):
+        qk = qkeys[band]
+        t = (qk >> shift).astype(np.int64)
+        lo = dirs[band, t]
+        n = dirs[band, t + 1] - lo
+        pos = concat_ranges(lo, n)
+        rep = np.repeat(qidx, n)
+        hit = keys[band, pos] == qk[rep]
+        out_q.append(rep[hit])
+        out_i.append(ids[band, pos[hit]].astype(np.int64))
+    q = np.concatenate(out_q)
+    i = np.concatenate(out_i)
+    if q.size == 0:
+        return q, i
+    base = np.int64(int(i.max()) + 1)
+    code = np.sort(q * base + i)  # (query, id) as one int64
+    keep = np.ones(len(code), dtype=bool)
+    keep[1:] = code[1:] != code[:-1]
+    code = code[keep]
+    return code // base, code % base
 
 
 @dataclass
 class MinHashLSH:
     """A banded LSH index over MinHash signatures: insert in batches, query, or list all pairs.
 
-    Each band is a sorted array of keys with the ids beside it (8 + 4 bytes per document per
-    band: 204 bytes for 17 bands), re-sorted lazily after inserts; a query is one binary search
-    per band.
+    Per band: the keys sorted, the ids beside them, and a bucket directory over the keys' top
+    bits — a hash table built once (2**bits ≤ documents buckets, so 1-2 keys each): 8 bytes of
+    key, 4 of id and 4-8 of directory per document per band (about 300 bytes for 17 bands).
+    Inserts are buffered and merged on first use; a query is one bucket probe per band.
     """
 
     threshold: float = 0.8
     num_perm: int = 128
     bands: int = 0
     rows: int = 0
-    _keys: list[U64] = field(default_factory=list, repr=False)
-    _ids: list[I64] = field(default_factory=list, repr=False)
-    _sorted: tuple[U64, I64] | None = field(default=None, repr=False)  # (bands, docs) each
-    _runs: list[tuple[U64, I64]] | None = field(default=None, repr=False)
+    _pending: list[tuple[U64, I64]] = field(default_factory=list, repr=False)  # ((bands, m), (m,))
+    _keys: U64 | None = field(default=None, repr=False)  # (bands, docs), sorted per band
+    _ids: npt.NDArray[Any] | None = field(default=None, repr=False)  # (bands, docs)
+    _dirs: npt.NDArray[Any] | None = field(default=None, repr=False)  # (bands, 2**bits + 1)
+    _bits: int = field(default=1, repr=False)
 
     def __post_init__(self) -> None:
         if not self.bands or not self.rows:
@@ -200,74 +297,68 @@ class MinHashLSH:
             return
         if not keep.all():
             sigs, arr = sigs[keep], arr[keep]
-        self._keys.append(band_keys(sigs, self.bands, self.rows).T.copy())
-        # int32 ids when they fit: 12 instead of 16 bytes per document per band
-        fits = bool(arr.size) and int(arr.max()) < (1 << 31) and int(arr.min()) >= 0
-        kept: npt.NDArray[np.signedinteger[Any]] = arr.astype(np.int32) if fits else arr
-        self._ids.append(np.broadcast_to(kept, (self.bands, len(kept))).copy())
+        self._pending.append((_band_keys_t(sigs, self.bands, self.rows), arr))
 
-    def _tables(self) -> tuple[U64, I64]:
-        """Per band, the keys sorted and the ids beside them, shape (bands, docs) each."""
-        if self._keys:
-            parts_k = [*([self._sorted[0]] if self._sorted is not None else []), *self._keys]
-            parts_i = [*([self._sorted[1]] if self._sorted is not None else []), *self._ids]
-            keys = np.concatenate(parts_k, axis=1)
-            ids = np.concatenate(parts_i, axis=1)
-            order = np.argsort(keys, axis=1, kind="stable")
-            self._sorted = (np.take_along_axis(keys, order, axis=1), np.take_along_axis(ids, order, axis=1))
-            self._keys, self._ids = [], []
-            self._runs = None
-        if self._sorted is None:
-            return np.zeros((self.bands, 0), dtype=np.uint64), np.zeros((self.bands, 0), dtype=np.int64)
-        return self._sorted
+    def _tables(self) -> tuple[U64, npt.NDArray[Any], npt.NDArray[Any]]:
+        """(keys, ids, dirs): per band the sorted keys, their ids and the bucket directory."""
+        if self._pending:
+            keys = [p[0] for p in self._pending]
+            ids = [p[1] for p in self._pending]
+            all_ids = np.concatenate(ids)
+            # int32 ids when they fit: 12 instead of 16 bytes per document per band
+            small = self._ids is None or self._ids.dtype == np.int32
+            fits = small and int(all_ids.max()) < (1 << 31) and int(all_ids.min()) >= 0
+            dtype = np.int32 if fits else np.int64
+            id_rows = [np.broadcast_to(x.astype(dtype), (self.bands, len(x))) for x in ids]
+            if self._keys is not None and self._ids is not None:
+                keys.insert(0, self._keys)
+                id_rows.insert(0, self._ids.astype(dtype, copy=False))
+            all_keys = np.ascontiguousarray(np.concatenate(keys, axis=1))
+            ids_t = np.ascontiguousarray(np.concatenate(id_rows, axis=1))
+            self._bits = _directory_bits(all_keys.shape[1])
+            self._keys, self._ids, self._dirs = build_tables(all_keys, ids_t, self._bits)
+            self._pending = []
+        if self._keys is None or self._ids is None or self._dirs is None:
+            empty = np.zeros((self.bands, 0), dtype=np.uint64)
+            return empty, np.zeros((self.bands, 0), dtype=np.int64), np.zeros((self.bands, 3), np.int64)
+        return self._keys, self._ids, self._dirs
 
     def __len__(self) -> int:
         return int(self._tables()[1].shape[1])
 
-    def _distinct(self) -> list[tuple[U64, I64]]:
-        """Per band, the distinct keys and where each one's run starts in the sorted table (CSR):
-        a query is then one binary search per band over distinct keys only."""
-        keys, _ = self._tables()
-        if self._runs is None:
-            runs = []
-            for band in range(self.bands):
-                k = keys[band]
-                first = np.ones(len(k), dtype=bool)
-                first[1:] = k[1:] != k[:-1]
-                starts = np.append(np.flatnonzero(first), len(k)).astype(np.int64)
-                runs.append((k[first], starts))
-            self._runs = runs
-        return self._runs
+    def state(self) -> tuple[dict[str, int | float], dict[str, npt.NDArray[Any]]]:
+        """The built index as (parameters, arrays), for :meth:`from_state` (``trawl.dedup.persist``)."""
+        keys, ids, dirs = self._tables()
+        params: dict[str, int | float] = {
+            "threshold": self.threshold,
+            "num_perm": self.num_perm,
+            "bands": self.bands,
+            "rows": self.rows,
+            "bits": self._bits,
+        }
+        return params, {"keys": keys, "ids": ids, "dirs": dirs}
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> MinHashLSH:
+        """An index from :meth:`state`'s output (arrays may be read-only memory maps)."""
+        lsh = cls(
+            float(params["threshold"]), int(params["num_perm"]), int(params["bands"]), int(params["rows"])
+        )
+        keys, ids, dirs = arrays["keys"], arrays["ids"], arrays["dirs"]
+        bits = int(params["bits"])
+        want_dirs = (lsh.bands, (1 << bits) + 1)
+        if keys.shape != ids.shape or keys.shape[0] != lsh.bands or dirs.shape != want_dirs:
+            raise ValueError(f"inconsistent LSH arrays: {keys.shape}, {ids.shape}, {dirs.shape}")
+        if keys.shape[1]:
+            lsh._keys, lsh._ids, lsh._dirs, lsh._bits = keys, ids, dirs, bits
+        return lsh
 
     def query_pairs(self, sigs: U32) -> tuple[I64, I64]:
-        """All (query row, candidate id) pairs, each once, for a batch of query signatures."""
+        """All (query row, candidate id) pairs, each once, sorted, for a batch of query signatures."""
         sigs = np.atleast_2d(sigs)
-        _, ids = self._tables()
-        qkeys = band_keys(sigs, self.bands, self.rows)
-        out_q: list[I64] = []
-        out_i: list[I64] = []
-        qidx = np.arange(len(sigs), dtype=np.int64)
-        for band, (ukeys, starts) in enumerate(self._distinct()):
-            order = np.argsort(qkeys[:, band])  # sorted needles: cache-friendly binary searches
-            needles = qkeys[order, band]
-            pos = np.searchsorted(ukeys, needles)
-            pos_c = np.minimum(pos, max(len(ukeys) - 1, 0))
-            hit = (pos < len(ukeys)) & (ukeys[pos_c] == needles) if len(ukeys) else np.zeros(len(pos), bool)
-            lo = starts[pos_c[hit]]
-            n = starts[pos_c[hit] + 1] - lo
-            out_q.append(np.repeat(qidx[order][hit], n))
-            out_i.append(ids[band, concat_ranges(lo, n)])
-        q = np.concatenate(out_q)
-        i = np.concatenate(out_i)
-        if q.size == 0:
-            return q, i
-        base = np.int64(int(i.max()) + 1)
-        code = np.sort(q * base + i)  # (query, id) as one int64; sort + mask beats unique's hashing
-        keep = np.ones(len(code), dtype=bool)
-        keep[1:] = code[1:] != code[:-1]
-        code = code[keep]
-        out: tuple[I64, I64] = (code // base, code % base)
-        return out
+        keys, ids, dirs = self._tables()
+        qkeys = _band_keys_t(sigs, self.bands, self.rows)
+        return query_tables(qkeys, keys, ids, dirs, self._bits)
 
     def query(self, sigs: U32) -> list[I64]:
         """For each signature (one row per query), the ids of its candidates (sorted, unique)."""
@@ -278,7 +369,7 @@ class MinHashLSH:
 
     def pairs(self, max_run: int = 64) -> tuple[I64, I64, int]:
         """Every candidate pair (id_a < id_b) that shares a band, and the number of capped runs."""
-        keys, ids = self._tables()
+        keys, ids, _ = self._tables()
         out_a: list[I64] = []
         out_b: list[I64] = []
         capped = 0
@@ -295,6 +386,6 @@ class MinHashLSH:
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the index: per band, 8 bytes of key and 4 (or 8) of id per document."""
-        keys, ids = self._tables()
-        return int(keys.nbytes + ids.nbytes)
+        """Memory held by the index: per band, 8 bytes of key, 4 (or 8) of id, and the directory."""
+        keys, ids, dirs = self._tables()
+        return int(keys.nbytes + ids.nbytes + dirs.nbytes)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from math import comb
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -203,6 +203,16 @@ def choose_blocks(k: int, n: int, max_tables: int = 64) -> int:
     return best[1]
 
 
+def _permute_int(fp: int, order: list[tuple[int, int]]) -> int:
+    """:meth:`SimhashIndex._permute` of one fingerprint, in Python integers."""
+    out = 0
+    dst = 0
+    for start, size in order:
+        out |= ((fp >> (64 - start - size)) & ((1 << size) - 1)) << (64 - dst - size)
+        dst += size
+    return out
+
+
 @dataclass
 class SimhashIndex:
     """Manku et al.'s permuted sorted tables over 64-bit fingerprints, for Hamming ≤ ``k``.
@@ -283,14 +293,37 @@ class SimhashIndex:
     def __len__(self) -> int:
         return len(self._arrays()[0])
 
+    def state(self) -> tuple[dict[str, int], dict[str, npt.NDArray[Any]]]:
+        """The built tables as (parameters, arrays), for :meth:`from_state` (``trawl.dedup.persist``).
+
+        Arrays: ``ids`` and ``fps`` as added, and ``perm`` / ``table_ids`` of shape (tables, n):
+        table t's permuted fingerprints, sorted, and their ids.
+        """
+        ids, fps = self._arrays()
+        tables = self._build()
+        n = len(ids)
+        perm = np.stack([p for p, _ in tables]) if tables else np.zeros((0, n), dtype=np.uint64)
+        tids = np.stack([i for _, i in tables]) if tables else np.zeros((0, n), dtype=np.int64)
+        return {"k": self.k, "blocks": self.blocks}, {"ids": ids, "fps": fps, "perm": perm, "table_ids": tids}
+
+    @classmethod
+    def from_state(cls, params: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> SimhashIndex:
+        """An index from :meth:`state`'s output (arrays may be read-only memory maps)."""
+        index = cls(int(params["k"]), int(params["blocks"]))
+        index._ids, index._fps = [arrays["ids"]], [arrays["fps"]]
+        perm, tids = arrays["perm"], arrays["table_ids"]
+        if perm.shape != tids.shape or perm.shape != (index.num_tables, len(arrays["ids"])):
+            raise ValueError(f"inconsistent simhash arrays: {perm.shape}, {tids.shape}, {index.num_tables}")
+        index._tables = [(perm[t], tids[t]) for t in range(perm.shape[0])]
+        return index
+
     def query(self, fp: int) -> tuple[I64, npt.NDArray[np.int64]]:
         """Ids within Hamming distance k of ``fp``, with their distances (sorted by distance, id)."""
-        q = np.array([fp], dtype=np.uint64)
         found_ids: list[I64] = []
         found_perm: list[U64] = []
         found_q: list[U64] = []
         for (order, key_bits), (perm, ids) in zip(self.layouts, self._build(), strict=True):
-            pq = self._permute(q, order)[0]
+            pq = np.uint64(_permute_int(int(fp), order))  # Python ints: 1 value, no array passes
             low_bits = 64 - key_bits
             lo_v = (int(pq) >> low_bits) << low_bits
             hi_v = lo_v | ((1 << low_bits) - 1)
