@@ -19,7 +19,9 @@ Parts:
   signatures, LSH insert and LSH query, interleaved by ``bench/harness.py``; memory per indexed
   document for each index.
 * **search** — the stored search index (:mod:`trawl.dedup.persist`): building the finder from the
-  texts against opening the stored index, and one query on each (same answers).
+  texts against opening the stored index, and one query on each (same answers); for winnow, one
+  query on the stored inverted index against the same query rebuilding it from the stored
+  fingerprint sets (what ``trawl dedup near --method winnow`` did before it was stored).
 * **discovery** — exact + MinHash discovery with clusters over short generated documents, in a
   child process so that its peak resident memory is its own.
 """
@@ -47,7 +49,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from harness import Bench  # noqa: E402
 from trawl.dedup import minhash as minhash_module  # noqa: E402
 from trawl.dedup.engine import DedupOptions, DuplicateFinder  # noqa: E402
-from trawl.dedup.fingerprint import mod_p_batch, winnow_batch  # noqa: E402
+from trawl.dedup.fingerprint import FingerprintIndex, invert, mod_p_batch, winnow, winnow_batch  # noqa: E402
 from trawl.dedup.hashing import normalize_words, shingle_hashes, word_hashes  # noqa: E402
 from trawl.dedup.minhash import MinHashLSH, estimate_jaccard, minhash_signatures  # noqa: E402
 from trawl.dedup.sets import HashSets  # noqa: E402
@@ -424,6 +426,11 @@ def part_speed(args: argparse.Namespace) -> dict[str, Any]:
 # -- search with a stored index --------------------------------------------------------------------
 
 
+def _drop_middle_word(text: str) -> str:
+    words = text.split(" ")
+    return " ".join(words[: len(words) // 2] + words[len(words) // 2 + 1 :])
+
+
 def part_search(args: argparse.Namespace) -> dict[str, Any]:
     """What the stored search index saves ``trawl dedup near``: building the finder from the texts
     (a lower bound of a rebuild: the collection's table is not read here) against opening the
@@ -435,15 +442,17 @@ def part_search(args: argparse.Namespace) -> dict[str, Any]:
     corpus = generate(args.speed_docs // 2, length=(50, 250), variants=(1, 1), seed=11, truth=False)
     texts = corpus.texts[: args.speed_docs]
     names = corpus.names[: len(texts)]
+    built_with = DedupOptions(methods=("exact", "minhash", "simhash", "winnow"))
     options = DedupOptions(methods=("exact", "minhash", "simhash"))
     state = {"warc": [], "runs": ["bench"]}
     c0, t0 = time.process_time(), time.perf_counter()
-    finder = DuplicateFinder(options)
+    finder = DuplicateFinder(built_with)
     finder.add(zip(names, texts, strict=True))
     finder.lsh.query_pairs(np.zeros((0, options.num_perm), dtype=np.uint32))  # build the tables
     finder.simhash_index.nbytes  # noqa: B018 - builds the permuted tables
     build = (time.perf_counter() - t0, time.process_time() - c0)
-    queries = [texts[i].replace(" the ", " a ", 1) for i in range(0, len(texts), max(1, len(texts) // 100))]
+    # near duplicates, not copies (a copy is answered by its digest and skipped by the other methods)
+    queries = [_drop_middle_word(texts[i]) for i in range(0, len(texts), max(1, len(texts) // 100))]
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp) / "near"
         t0 = time.perf_counter()
@@ -458,10 +467,15 @@ def part_search(args: argparse.Namespace) -> dict[str, Any]:
         got = [loaded.near(q) for q in queries]
         q_loaded = (time.perf_counter() - t0) / len(queries)
         t0 = time.perf_counter()
+        finder.options = options
         want = [finder.near(q) for q in queries]
         q_fresh = (time.perf_counter() - t0) / len(queries)
         assert got == want, "the loaded index must answer as the fresh one"
         del loaded, got
+        winnow_fig = _search_winnow(finder, directory, state, queries)
+        winnow_fig["index_mb"] = (
+            sum((directory / f"winnow.{k}.npy").stat().st_size for k in ("keys", "postings")) / 1e6
+        )
     out = {
         "documents": len(texts),
         "build_s": build[0],
@@ -472,16 +486,86 @@ def part_search(args: argparse.Namespace) -> dict[str, Any]:
         "query_loaded_ms": 1000 * q_loaded,
         "query_fresh_ms": 1000 * q_fresh,
         "found": sum(len(w) for w in want),
+        "winnow": winnow_fig,
     }
     print(
-        f"\nsearch index ({len(texts):,} documents, minhash + simhash): building the finder from the texts "
-        f"{build[0]:.1f} s ({build[1]:.1f} s CPU; a rebuild also reads the table), "
+        f"\nsearch index ({len(texts):,} documents, built with minhash + simhash + winnow): building the "
+        f"finder from the texts {build[0]:.1f} s ({build[1]:.1f} s CPU; a rebuild also reads the table), "
         f"storing it {save_s:.2f} s, "
-        f"{size / 1e6:.1f} MB on disk ({size / len(texts):,.0f} B a document); opening the stored index "
-        f"{load_s:.2f} s; one query {1000 * q_loaded:.1f} ms on the opened index, {1000 * q_fresh:.1f} ms "
-        f"in memory ({len(queries)} queries, the same answers)"
+        f"{size / 1e6:.1f} MB on disk ({size / len(texts):,.0f} B a document); searching minhash + simhash: "
+        f"opening the stored index {load_s:.2f} s; one query {1000 * q_loaded:.1f} ms on the opened index, "
+        f"{1000 * q_fresh:.1f} ms in memory ({len(queries)} queries, the same answers)"
+    )
+    w = winnow_fig
+    print(
+        f"winnow search (exact + winnow): opening the stored index {w['load_s']:.2f} s (inverted index "
+        f"{w['index_mb']:.1f} MB: keys + int32 postings); one query {w['query_loaded_ms']:.2f} ms on the "
+        f"stored inverted index ({w['queries']} queries; the index lookup alone {w['lookup_ms']:.2f} ms) "
+        f"against {w['query_rebuild_ms']:.0f} ms "
+        f"rebuilding it from the stored sets per query and {w['query_fresh_ms']:.0f} ms in memory "
+        f"({w['rebuilt_queries']} queries each, the same answers; building it alone "
+        f"{w['invert_ms']:.0f} ms); {w['found']} results"
     )
     return out
+
+
+def _search_winnow(
+    finder: DuplicateFinder, directory: Path, state: dict[str, Any], queries: list[str]
+) -> dict[str, Any]:
+    """Winnow search three ways: the stored inverted index, the stored sets with the index rebuilt
+    per query (the previous behaviour), and the in-memory finder; all must answer alike."""
+    from trawl.dedup.persist import load_index  # noqa: PLC0415
+
+    options = DedupOptions(methods=("exact", "winnow"))
+    t0 = time.perf_counter()
+    loaded, _rows, why = load_index(directory, options, state)
+    load_s = time.perf_counter() - t0
+    assert loaded is not None, why
+    t0 = time.perf_counter()
+    got = [loaded.near(q) for q in queries]
+    q_loaded = (time.perf_counter() - t0) / len(queries)
+    stored = loaded.winnow_sets
+    # the inverted-index lookup alone (the rest of a query: hashing the text, the exact-digest scan)
+    fps = [
+        winnow(shingle_hashes(word_hashes([q]), options.shingle).of(0), options.winnow_window)[1]
+        for q in queries
+    ]
+    t0 = time.perf_counter()
+    for fp in fps:
+        FingerprintIndex(stored, options.max_df).query(fp)
+    lookup = (time.perf_counter() - t0) / len(queries)
+    plain = DuplicateFinder.restore(
+        options,
+        names=loaded.names,
+        words=loaded.words,
+        digests=loaded.digests,
+        exact=loaded.exact_pairs,
+        shingle_sets=loaded.shingle_sets,
+        winnow_sets=HashSets(stored.hashes, stored.offsets),
+    )
+    few = queries[:5]
+    t0 = time.perf_counter()
+    rebuilt = [plain.near(q) for q in few]
+    q_rebuild = (time.perf_counter() - t0) / len(few)
+    finder.options = options
+    t0 = time.perf_counter()
+    fresh = [finder.near(q) for q in few]
+    q_fresh = (time.perf_counter() - t0) / len(few)
+    assert got[: len(few)] == rebuilt == fresh, "the stored inverted index must answer as a rebuilt one"
+    t0 = time.perf_counter()
+    invert(finder.winnow_sets)
+    invert_s = time.perf_counter() - t0
+    return {
+        "load_s": load_s,
+        "queries": len(queries),
+        "query_loaded_ms": 1000 * q_loaded,
+        "lookup_ms": 1000 * lookup,
+        "rebuilt_queries": len(few),
+        "query_rebuild_ms": 1000 * q_rebuild,
+        "query_fresh_ms": 1000 * q_fresh,
+        "invert_ms": 1000 * invert_s,
+        "found": sum(len(g) for g in got),
+    }
 
 
 # -- discovery -------------------------------------------------------------------------------------

@@ -172,3 +172,46 @@ def test_search_index_stored_loaded_and_rebuilt_when_stale(
     (index / "lsh.keys.npy").write_bytes(b"junk")
     _, err = _near_rows(coll, capsys, "--text", _text(1))
     assert "index unreadable" in err
+
+
+def test_winnow_search_answers_from_the_stored_inverted_index(
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from trawl.dedup.collection import load_finder, near_in_collection
+    from trawl.dedup.engine import DedupOptions
+    from trawl.dedup.fingerprint import IndexedHashSets
+
+    coll = tmp_path / "coll"
+    shutil.copytree(collection, coll)
+    index = coll / "index" / "dedup" / "near"
+    capsys.readouterr()
+    assert main(["dedup", str(coll), "--method", "winnow", "--json"]) == 0
+    meta = json.loads((index / "meta.json").read_text())
+    assert {"winnow.keys", "winnow.postings"} <= set(meta["arrays"])
+    edited = _text(2).split()
+    edited[100] = "changed"
+    query = ["--text", " ".join(edited), "--method", "winnow"]
+    rows, err = _near_rows(coll, capsys, *query)
+    assert err == "" and [(r["b"], r["method"]) for r in rows] == [(_url(collection, "doc2.txt"), "winnow")]
+    options = DedupOptions(methods=("exact", "winnow"))
+    with Collection.open(coll) as c:
+        result = near_in_collection(c, options, text=" ".join(edited))
+        assert result.index == "loaded"
+        assert isinstance(result.finder.winnow_sets, IndexedHashSets)
+        memory, _ = load_finder(c, options)  # the in-memory path: every text read and hashed again
+        for name in ("doc0.txt", "copy-near.txt", "doc2.txt"):
+            record = c.find(_url(collection, name))
+            want = memory.near(record.text)
+            assert want and result.finder.near(record.text) == want
+    # an index of the previous format is rebuilt, with the reason recorded, and then loaded
+    meta["format"] = 1
+    (index / "meta.json").write_text(json.dumps(meta))
+    again, err = _near_rows(coll, capsys, *query)
+    assert again == rows and "search index rebuilt: index format 1, this trawl reads format 2" in err
+    meta = json.loads((index / "meta.json").read_text())
+    assert meta["reason"] == "index format 1, this trawl reads format 2" and "winnow.keys" in meta["arrays"]
+    log = json.loads((coll / "index" / "dedup" / "near.log").read_text().splitlines()[-1])
+    assert log["event"] == "rebuilt" and log["reason"] == meta["reason"]
+    assert _near_rows(coll, capsys, *query) == (rows, "")

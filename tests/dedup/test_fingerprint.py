@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trawl.dedup.fingerprint import FingerprintIndex, mod_p_batch, select_mod_p, winnow, winnow_batch
+from trawl.dedup.fingerprint import (
+    FingerprintIndex,
+    FingerprintPairs,
+    IndexedHashSets,
+    mod_p_batch,
+    select_mod_p,
+    winnow,
+    winnow_batch,
+)
 from trawl.dedup.hashing import shingle_hashes
 from trawl.dedup.sets import HashSets
+from trawl.dedup.synth import generate
 
 
 def test_select_mod_p() -> None:
@@ -118,3 +127,44 @@ def test_winnow_batch_equals_single() -> None:
     sets = winnow_batch(batch, 4)
     for d in range(3):
         assert sets.of(d).tolist() == sorted(set(winnow(batch.of(d), 4)[1].tolist()))
+
+
+def _same(x: FingerprintPairs, y: FingerprintPairs) -> None:
+    for f in ("a", "b", "shared", "jaccard", "containment_a", "containment_b"):
+        assert getattr(x, f).tolist() == getattr(y, f).tolist(), f
+
+
+@pytest.mark.parametrize("select", ["winnow", "mod-p"])
+def test_indexed_sets_answer_as_a_fresh_index(select: str) -> None:
+    # a stored inverted index (int32 postings, as trawl.dedup.persist writes it) must give the same
+    # queries and pairs as the index built from the sets, for either fingerprint selection
+    corpus = generate(40, length=(30, 120), seed=5, truth=False)
+    batch = shingle_hashes(corpus.texts, 5)
+    sets = winnow_batch(batch, 4) if select == "winnow" else mod_p_batch(batch, 3)
+    built = IndexedHashSets.index(sets)
+    assert IndexedHashSets.index(built) is built
+    stored = IndexedHashSets(built.hashes, built.offsets, built.keys, built.postings.astype(np.int32))
+    stored.check()
+    fresh, kept = FingerprintIndex(sets), FingerprintIndex(stored)
+    assert kept.keys is stored.keys and kept.postings is stored.postings  # nothing sorted again
+    assert fresh.keys.tolist() == stored.keys.tolist()
+    assert fresh.postings.tolist() == stored.postings.tolist()
+    queries = [sets.of(d) for d in range(0, len(sets), 7)] + [np.zeros(0, np.uint64)]
+    for k, q in enumerate(queries):
+        for exclude in (None, 7 * k):
+            _same(fresh.query(q, exclude=exclude), kept.query(q, exclude=exclude))
+    _same(fresh.pairs(), kept.pairs())
+    assert kept.query(sets.of(7)).b[0] == 7
+
+
+def test_indexed_sets_check_rejects_arrays_that_do_not_fit() -> None:
+    sets = IndexedHashSets.index(
+        HashSets.from_csr(np.array([7, 1, 7, 2], dtype=np.uint64), np.array([0, 2, 4]))
+    )
+    sets.check()
+    with pytest.raises(ValueError, match="inverted index"):
+        IndexedHashSets(sets.hashes, sets.offsets, sets.keys[:-1], sets.postings).check()
+    with pytest.raises(ValueError, match="dtypes"):
+        IndexedHashSets(sets.hashes, sets.offsets, sets.keys.astype(np.int64), sets.postings).check()
+    with pytest.raises(ValueError, match="offsets"):
+        IndexedHashSets(sets.hashes, np.array([0, 2, 3]), sets.keys, sets.postings).check()

@@ -211,8 +211,15 @@ def open_index(coll: Collection, options: DedupOptions) -> tuple[DuplicateFinder
         pass
     finder, rows = load_finder(coll, replace(options, methods=tuple(methods)))
     error = _save_index(coll, finder, rows, state, by="trawl dedup near", reason=reason)
+    status = f"rebuilt: {reason}" + (f" (not stored: {error})" if error else "")
+    if not error:
+        # answer from what was just stored: the winnow inverted index is built there once, where
+        # the in-memory finder would sort every fingerprint again for the query
+        stored, stored_rows, _why = load_index(directory, options, state)
+        if stored is not None:
+            return stored, stored_rows, status
     finder.options = options  # search with the requested methods only
-    return finder, rows, f"rebuilt: {reason}" + (f" (not stored: {error})" if error else "")
+    return finder, rows, status
 
 
 def _save_index(

@@ -91,6 +91,10 @@ class DuplicateFinder:
         self._winnow: HashSets | None = None
         self._first_of_digest: dict[str, int] = {}
         self._exact: list[tuple[int, int]] = []
+        # built on the first search and dropped when documents are added: a search is then a dict
+        # lookup and one index probe, not a pass over every stored document
+        self._digest_ids: dict[str, list[int]] | None = None
+        self._winnow_index: FingerprintIndex | None = None
 
     @classmethod
     def restore(
@@ -154,6 +158,8 @@ class DuplicateFinder:
         base = len(self.names)
         ids = np.arange(base, base + len(names), dtype=np.int64)
         self.names.extend(names)
+        self._digest_ids = None
+        self._winnow_index = None
         wb = word_hashes(texts, seed=0)
         self.words.extend(wb.counts.tolist())
         # exact duplicates: only the first copy of a text enters the near-duplicate indexes
@@ -277,9 +283,7 @@ class DuplicateFinder:
         if wb.hashes.size == 0:  # no words: nothing to be a duplicate of (empty texts never match)
             return out
         if "exact" in o.methods:
-            out += [
-                Pair(-1, i, 1.0, "exact") for i, d in enumerate(self.digests) if d == digest and i != exclude
-            ]
+            out += [Pair(-1, i, 1.0, "exact") for i in self._same_digest(digest) if i != exclude]
         twins = {p.b for p in out}
         if "minhash" in o.methods:
             cands = self.lsh.query(minhash_signatures(sb, o.num_perm, o.seed))[0]
@@ -298,16 +302,26 @@ class DuplicateFinder:
             ]
         if "winnow" in o.methods:
             _, fps = winnow(sb.of(0), o.winnow_window)
-            fi = FingerprintIndex(self.winnow_sets, o.max_df)
-            res = fi.query(fps, exclude=exclude)
+            if self._winnow_index is None:
+                self._winnow_index = FingerprintIndex(self.winnow_sets, o.max_df)
+            res = self._winnow_index.query(fps, exclude=exclude)
             keep = res.jaccard >= o.threshold
             out += [
-                Pair(-1, i, s, "winnow")
-                for i, s in zip(res.b[keep].tolist(), res.jaccard[keep].tolist(), strict=True)
-                if i not in twins
+                p
+                for p in _pairs(np.full(int(keep.sum()), -1), res.b[keep], res.jaccard[keep], "winnow")
+                if p.b not in twins
             ]
         out.sort(key=lambda p: (-p.similarity, self.names[p.b]))
         return out[:limit]
+
+    def _same_digest(self, digest: str) -> list[int]:
+        """Ids of the stored documents whose text digest is ``digest``."""
+        if self._digest_ids is None:
+            index: dict[str, list[int]] = {}
+            for i, d in enumerate(self.digests):
+                index.setdefault(d, []).append(i)
+            self._digest_ids = index
+        return self._digest_ids.get(digest, [])
 
     def report(self, pairs: Sequence[Pair], clusters: Sequence[Cluster]) -> dict[str, Any]:
         """A JSON-ready summary: options, counters and every cluster with its representative."""

@@ -3,12 +3,16 @@
 ``trawl dedup COLLECTION`` has, at its end, everything ``trawl dedup near`` needs: the names,
 rows and text digests of the documents, their shingle sets (to verify candidates), the MinHash
 LSH tables (sorted band keys, ids, bucket directory) and, when those methods ran, the simhash
-fingerprints with Manku's permuted tables and the winnowed fingerprint sets. Rebuilding them
+fingerprints with Manku's permuted tables and the winnowed fingerprint sets with their inverted
+index (fingerprint → documents: the fingerprints sorted and the document of each). Rebuilding them
 means reading and hashing every text of the collection again — seconds per 100,000 documents,
 minutes at crawl scale — for each single query. So discovery writes them to
 ``COLLECTION/index/dedup/near/`` (one ``.npy`` file per array, plus ``meta.json`` and
 ``strings.json``), and search opens the arrays as read-only memory maps: one query touches a
-band bucket per band and a few shingle sets, i.e. a few pages, whatever the collection's size.
+band bucket per band and a few shingle sets, i.e. a few pages, whatever the collection's size;
+a winnow query is two binary searches per query fingerprint in ``winnow.keys`` and a gather from
+``winnow.postings`` (int32), never the sort of every fingerprint that building the inverted
+index costs (:class:`~trawl.dedup.fingerprint.IndexedHashSets`).
 
 **Staleness.** ``meta.json`` records the options the index was built with and the collection's
 state when it was built: the WARC files' names and sizes and the names of the (non-dedup) runs
@@ -36,13 +40,14 @@ import numpy as np
 import numpy.typing as npt
 
 from trawl.dedup.engine import DedupOptions, DuplicateFinder
+from trawl.dedup.fingerprint import IndexedHashSets
 from trawl.dedup.minhash import MinHashLSH
 from trawl.dedup.sets import HashSets
 from trawl.dedup.simhash import SimhashIndex
 
 __all__ = ["FORMAT", "index_dir", "load_index", "log_event", "save_index"]
 
-FORMAT = 1
+FORMAT = 2  # 2: the winnow inverted index is stored (format 1 indexes are rebuilt once)
 # options that change what the stored arrays hold (methods are checked separately: a subset is fine)
 _SHAPING = ("shingle", "num_perm", "seed")
 _PER_METHOD = {
@@ -107,8 +112,13 @@ def save_index(
         arrays.update({f"simhash.{k}": v for k, v in sim_arrays.items()})
         arrays["simhashes"] = finder.simhashes
     if "winnow" in o.methods:
-        arrays["winnow.hashes"] = finder.winnow_sets.hashes
-        arrays["winnow.offsets"] = finder.winnow_sets.offsets
+        # over every document, as DuplicateFinder.near searches (discovery masks exact copies itself)
+        winnow = IndexedHashSets.index(finder.winnow_sets)
+        arrays["winnow.hashes"] = winnow.hashes
+        arrays["winnow.offsets"] = winnow.offsets
+        arrays["winnow.keys"] = winnow.keys
+        small = len(finder) < 2**31
+        arrays["winnow.postings"] = winnow.postings.astype(np.int32 if small else np.int64, copy=False)
     meta["arrays"] = sorted(arrays)
     tmp = directory.with_name(f"{directory.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -187,9 +197,17 @@ def _finder(
     if not len(names) == len(digests) == len(words) == int(meta["documents"]):
         raise ValueError("names, digests and word counts disagree with the document count")
     sets = HashSets(arrays["shingles.hashes"], arrays["shingles.offsets"])
-    winnow = (
-        HashSets(arrays["winnow.hashes"], arrays["winnow.offsets"]) if "winnow" in options.methods else None
-    )
+    winnow = None
+    if "winnow" in options.methods:
+        winnow = IndexedHashSets(
+            arrays["winnow.hashes"],
+            arrays["winnow.offsets"],
+            arrays["winnow.keys"],
+            arrays["winnow.postings"],
+        )
+        winnow.check()
+        if len(winnow) != len(names):
+            raise ValueError(f"{len(winnow)} winnow fingerprint sets for {len(names)} documents")
     lsh = (
         MinHashLSH.from_state(meta["lsh"], _prefixed(arrays, "lsh."))
         if "minhash" in options.methods
