@@ -14,8 +14,8 @@ The **default** identifier (:class:`DefaultIdentifier`):
 1. the script cut (:mod:`trawl.langid.scripts`): only languages written in the text's main
    script are candidates; a script used by one language decides alone;
 2. naive Bayes over n-grams 1–5 and words (:mod:`trawl.langid.naive_bayes`) ranks the candidates;
-3. if the winner has close relatives (:data:`~trawl.langid.codes.RELATIVES`), a discriminative
-   model of the group (:mod:`trawl.langid.relatives`) splits the group's share; when it cannot
+3. if the winner has close relatives (:data:`~trawl.langid.codes.RELATIVES`), discriminative
+   pair models of the group (:mod:`trawl.langid.relatives`) split the group's share; when they cannot
    (the runner-up keeps ≥ :data:`AMBIGUOUS_SHARE` of it) the result names both in ``ambiguous``;
 4. a text most of whose longer n-grams the winner never saw is in no language the model knows:
    ``und``, with the best guess among the alternatives;
@@ -205,7 +205,11 @@ class DefaultIdentifier:
         for upto, floor in shipped.get("min_coverage", {}).get("default", []):
             highest = max(highest, float(floor))
             self.coverage_floors.append((float(upto), highest))
+        # naive Bayes' log-odds between relatives count too, for short texts only: there the pair
+        # models often have no distinguishing feature at all, while over longer texts naive
+        # Bayes adds up shared-content noise (the weight falls as 1/features past ``nb_features``)
         self.nb_weight: float = shipped.get("nb_weight_in_group", 0.0)
+        self.nb_features: float = shipped.get("nb_features_in_group", 1e9)
         # Languages with an ISO 639-1 code are the ones written widely (and so met on the web far
         # more often than, say, Ladino beside Spanish or Pidgin beside English): a prior of
         # ``prior_major`` nats for them settles short texts that fit both.
@@ -265,12 +269,12 @@ class DefaultIdentifier:
         ranked: list[tuple[str, float]] = []
         ambiguous: tuple[str, ...] = ()
         if group is not None and len(in_group) > 1:
-            probs = group.probabilities(text)
+            probs = group.probabilities(text, in_group)
             # the group model's log-odds plus a share of naive Bayes' (both carry evidence)
             nb_top = max(float(scores[self.index[lab]]) for lab in in_group)
+            nb_weight = self.nb_weight * min(1.0, self.nb_features / max(ev.n, 1))
             logits = {
-                lab: math.log(max(probs[lab], 1e-12))
-                + self.nb_weight * (float(scores[self.index[lab]]) - nb_top)
+                lab: math.log(max(probs[lab], 1e-12)) + nb_weight * (float(scores[self.index[lab]]) - nb_top)
                 for lab in in_group
             }
             peak = max(logits.values())
@@ -281,6 +285,11 @@ class DefaultIdentifier:
             ranked = [(lab, p) for p, lab in share[1:]]
             if len(share) > 1 and share[1][0] >= AMBIGUOUS_SHARE:
                 ambiguous = (best, share[1][1])
+            else:  # the pair models alone see no decisive difference: still ambiguous
+                mass_in = sum(probs[lab] for lab in in_group)
+                rival = max((lab for lab in in_group if lab != best), key=lambda lab: probs[lab])
+                if probs[rival] >= AMBIGUOUS_SHARE * mass_in:
+                    ambiguous = (best, rival)
         mates = set(in_group) | {best}
         outside = [i for i in finite if labels[i] not in mates]
         top = max(float(scores[self.index[lab]]) for lab in mates)

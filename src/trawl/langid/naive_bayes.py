@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from trawl.langid.ngrams import MAX_N, ngrams, normalise, words
 
-__all__ = ["ORDERS", "Evidence", "NaiveBayesModel", "count_features", "features"]
+__all__ = ["ORDERS", "Evidence", "NaiveBayesModel", "count_features", "feature_kind", "features"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -34,8 +34,12 @@ ORDERS = MAX_N + 1
 _WORD_MARK = "\x01"
 
 
-def _order(feature: str) -> int:
+def feature_kind(feature: str) -> int:
+    """The distribution a feature belongs to: 0..4 for n-grams of length 1..5, 5 for words."""
     return MAX_N if feature[0] == _WORD_MARK else len(feature) - 1
+
+
+_order = feature_kind
 
 
 def features(text: str) -> Counter[str]:
