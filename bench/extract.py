@@ -90,6 +90,11 @@ def _fit(x: Any, y: Any, w: Any, l2: float = 1.0, iters: int = 30) -> Any:
     return beta
 
 
+def _literal(weights: dict[str, float]) -> str:
+    """A dict literal as ``ruff format`` writes it (one entry a line, trailing commas)."""
+    return "{\n" + "".join(f"    {json.dumps(k)}: {v!r},\n" for k, v in weights.items()) + "}"
+
+
 def train(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -138,29 +143,53 @@ def train(args: argparse.Namespace) -> int:
     from trawl.extract.dom import render, select
 
     probs = list(1 / (1 + np.exp(-(X2 @ b2))))
-    best = (0.0, 0.5)
-    for thr in [0.25 + 0.025 * i for i in range(15)]:
+
+    def mean_f1(thr: float, thr_main: float | None, thr_out: float | None = None) -> float:
         k = 0
         scores = []
         for (_, page, _, truth), cont in zip(parsed, containers, strict=True):
             n = len(page.blocks)
-            kept = select(page, probs[k : k + n], cont, thr)
+            kept = select(
+                page, probs[k : k + n], cont, thr, threshold_main=thr_main, threshold_outside=thr_out
+            )
             k += n
             scores.append(word_score(render(page, kept), truth.get("main_content") or ""))
-        f1 = mean_scores(scores).f1
+        return mean_scores(scores).f1
+
+    best = (0.0, 0.5)
+    for thr in [0.25 + 0.025 * i for i in range(15)]:
+        f1 = mean_f1(thr, None)
         if f1 > best[0]:
             best = (f1, thr)
-    print(f"train mean F1 {best[0]:.4f} at threshold {best[1]:.3f}")
+    # Then the stricter threshold inside the container of single-region pages (see dom.select).
+    best_main = (best[0], best[1])
+    for thr_main in [best[1] + 0.025 * i for i in range(1, 17)]:
+        f1 = mean_f1(best[1], thr_main)
+        if f1 > best_main[0]:
+            best_main = (f1, thr_main)
+    # And the confidence that keeps a block outside the container of such a page.
+    best_out = (best_main[0], 2.0)
+    for thr_out in (0.95, 0.9, 0.85, 0.8, 0.75, 0.7):
+        f1 = mean_f1(best[1], best_main[1], thr_out)
+        if f1 > best_out[0]:
+            best_out = (f1, thr_out)
+    print(
+        f"train mean F1 {best[0]:.4f} at threshold {best[1]:.3f}; "
+        f"{best_main[0]:.4f} with {best_main[1]:.3f} inside the container; "
+        f"{best_out[0]:.4f} keeping blocks outside it from {best_out[1]:.3f}"
+    )
     out = ROOT / "src" / "trawl" / "extract" / "_weights.py"
     w1 = {n: round(float(v), 5) for n, v in zip(STAGE1_NAMES, b1, strict=True)}
     w2 = {n: round(float(v), 5) for n, v in zip(STAGE2_NAMES + STAGE1_NAMES, b2, strict=True)}
     out.write_text(
         '"""Weights of the DOM block classifier, written by ``python bench/extract.py train``.\n\n'
         f"Fitted on the {len(pages)} WCXB dev pages whose number is not a multiple of 3; do not edit.\n"
-        '"""\n\n__all__ = ["STAGE1", "STAGE2", "THRESHOLD"]\n\n'
-        f"STAGE1: dict[str, float] = {json.dumps(w1, indent=4)}\n\n"
-        f"STAGE2: dict[str, float] = {json.dumps(w2, indent=4)}\n\n"
-        f"THRESHOLD = {best[1]:.3f}\n",
+        '"""\n\n__all__ = ["STAGE1", "STAGE2", "THRESHOLD", "THRESHOLD_MAIN", "THRESHOLD_OUTSIDE"]\n\n'
+        f"STAGE1: dict[str, float] = {_literal(w1)}\n\n"
+        f"STAGE2: dict[str, float] = {_literal(w2)}\n\n"
+        f"THRESHOLD = {best[1]:.3f}\n"
+        f"THRESHOLD_MAIN = {best_main[1]:.3f}\n"
+        f"THRESHOLD_OUTSIDE = {best_out[1]:.3f}\n",
         encoding="utf-8",
     )
     print(f"wrote {out}")
@@ -215,10 +244,12 @@ def methods(names: list[str]) -> dict[str, Callable[[str], str]]:
     from trawl.extract import extract
 
     table: dict[str, Callable[[str], str]] = {
-        "trawl": lambda h: extract(h).text,
-        "trawl-dom": lambda h: extract(h, method="dom").text,
-        "trawl-bte": lambda h: extract(h, method="bte").text,
-        "trawl-slope": lambda h: extract(h, method="slope").text,
+        # Text only, as the peers are called; "trawl+meta" also reads title, author and date.
+        "trawl": lambda h: extract(h, metadata=False).text,
+        "trawl+meta": lambda h: extract(h).text,
+        "trawl-dom": lambda h: extract(h, method="dom", metadata=False).text,
+        "trawl-bte": lambda h: extract(h, method="bte", metadata=False).text,
+        "trawl-slope": lambda h: extract(h, method="slope", metadata=False).text,
         "trafilatura": _trafilatura,
         "resiliparse": _resiliparse,
         "justext": _justext,
@@ -257,12 +288,34 @@ def _meta_hit(pred: Any, truth: Any, kind: str) -> bool | None:
     return p == t
 
 
+def _table(
+    chosen: dict[str, Callable[[str], str]], rows: dict[str, list[tuple[str, str, Score, float]]]
+) -> tuple[list[str], str]:
+    """Markdown table lines (P, R, F1 overall and per page type, pages/s of CPU) and the counts."""
+    first = rows[next(iter(chosen))]
+    types = sorted({t for _, t, _, _ in first})
+    head = "| method | P | R | F1 | " + " | ".join(f"F1 {t}" for t in types) + " | pages/s (CPU) |"
+    lines = [head, "|---" * (5 + len(types)) + "|"]
+    for name in chosen:
+        got = rows[name]
+        overall = mean_scores([s for _, _, s, _ in got])
+        per = [mean_scores([s for _, t, s, _ in got if t == ty]).f1 for ty in types]
+        cpu = sum(c for _, _, _, c in got)
+        rate = len(got) / cpu if cpu else float("inf")
+        lines.append(
+            f"| {name} | {overall.precision:.3f} | {overall.recall:.3f} | **{overall.f1:.3f}** | "
+            + " | ".join(f"{v:.3f}" for v in per)
+            + f" | {rate:,.0f} |"
+        )
+    counts = " · ".join(f"{t}: {sum(1 for _, x, _, _ in first if x == t)}" for t in types)
+    return lines, counts
+
+
 def evaluate(args: argparse.Namespace) -> int:
     pages = load(args.quick, args.split)
     chosen = methods(args.methods.split(","))
     print(f"{len(pages)} pages ({args.split}), methods: {', '.join(chosen)}", flush=True)
-    scores: dict[str, list[tuple[str, Score]]] = defaultdict(list)
-    cpu: dict[str, float] = defaultdict(float)
+    rows: dict[str, list[tuple[str, str, Score, float]]] = defaultdict(list)
     for num, html, truth in pages:
         gold = truth.get("main_content") or ""
         for name, fn in chosen.items():
@@ -272,24 +325,19 @@ def evaluate(args: argparse.Namespace) -> int:
             except Exception as exc:  # a peer crashing on a page scores 0 there
                 print(f"  {name} failed on {num}: {type(exc).__name__}: {exc}", file=sys.stderr)
                 text = ""
-            cpu[name] += time.process_time() - t0
-            scores[name].append((truth["page_type"], word_score(text, gold)))
-    types = sorted({t for t, _ in next(iter(scores.values()))})
-    head = "| method | P | R | F1 | " + " | ".join(f"F1 {t}" for t in types) + " | pages/s (CPU) |"
-    lines = [head, "|---" * (5 + len(types)) + "|"]
-    for name in chosen:
-        rows = scores[name]
-        overall = mean_scores([s for _, s in rows])
-        per = [mean_scores([s for t, s in rows if t == ty]).f1 for ty in types]
-        rate = len(pages) / cpu[name] if cpu[name] else float("inf")
-        lines.append(
-            f"| {name} | {overall.precision:.3f} | {overall.recall:.3f} | **{overall.f1:.3f}** | "
-            + " | ".join(f"{v:.3f}" for v in per)
-            + f" | {rate:,.0f} |"
-        )
-    counts = " · ".join(f"{t}: {sum(1 for x, _ in scores[next(iter(chosen))] if x == t)}" for t in types)
+            cpu = time.process_time() - t0
+            rows[name].append((num, truth["page_type"], word_score(text, gold), cpu))
+    lines, counts = _table(chosen, rows)
     print(f"\nMain content, {len(pages)} pages ({counts})\n")
     print("\n".join(lines))
+    if args.split == "all":
+        # The same run restricted to the held-out pages (never seen by the classifier's fit).
+        held = {name: [r for r in got if int(r[0]) % 3 == 0] for name, got in rows.items()}
+        if held and held[next(iter(chosen))]:
+            lines, counts = _table(chosen, held)
+            n_held = len(held[next(iter(chosen))])
+            print(f"\nHeld-out pages only, {n_held} pages ({counts})\n")
+            print("\n".join(lines))
     if not args.no_meta:
         _metadata(pages)
     return 0
@@ -335,7 +383,8 @@ def main() -> int:
     parser.add_argument("--split", default="all", choices=["all", "train", "heldout"])
     parser.add_argument(
         "--methods",
-        default="trawl,trawl-dom,trawl-bte,trawl-slope,trafilatura,resiliparse,justext,readability,boilerpy3",
+        default="trawl,trawl+meta,trawl-dom,trawl-bte,trawl-slope,trafilatura,resiliparse,justext,readability,"
+        "boilerpy3",
     )
     parser.add_argument("--no-meta", action="store_true", help="skip the metadata comparison")
     parser.add_argument("--l2", type=float, default=1.0, help="(train) L2 penalty")

@@ -46,20 +46,36 @@ class Classified:
     score: float  # mean probability of the kept blocks, weighted by words
 
 
-def select(page: PageBlocks, probs: list[float], container: int, threshold: float) -> list[Block]:
+def select(
+    page: PageBlocks,
+    probs: list[float],
+    container: int,
+    threshold: float,
+    *,
+    threshold_main: float | None = None,
+    threshold_outside: float | None = None,
+) -> list[Block]:
     """The blocks to keep: at or above ``threshold``, inside the container, each text once.
 
     Blocks outside the content container are dropped when the container holds at least half of
-    the kept words (a page with one main region); otherwise (a page whose content is spread over
-    several regions) they stay. A text repeated on the page (a menu in a mobile and a desktop
-    version, a "Share" line above and below) is kept once.
+    the kept words (a page with one main region); the blocks inside it must then reach
+    ``threshold_main`` (default ``threshold``): on a page with one main region, a doubtful block
+    is more often an aside (an author box, a related list) than content; a block outside it stays
+    when it reaches ``threshold_outside`` (a confident paragraph the container missed: a page
+    whose content is split between two regions). Otherwise (a page whose content is spread over
+    several regions) they stay. A text repeated on the page (a menu in a
+    mobile and a desktop version, a "Share" line above and below) is kept once.
     """
     kept = [b for b, p in zip(page.blocks, probs, strict=True) if p >= threshold]
     if container > 0 and kept:
         inside = inside_container(page, container)
         within = [b for b in kept if inside[b.index]]
         if 2 * sum(b.words for b in within) >= sum(b.words for b in kept):
-            kept = within
+            main = threshold if threshold_main is None else max(threshold, threshold_main)
+            out_thr = 2.0 if threshold_outside is None else threshold_outside
+            kept = [
+                b for b in kept if (probs[b.index] >= main if inside[b.index] else probs[b.index] >= out_thr)
+            ]
     seen: set[str] = set()
     out = []
     for b in kept:
@@ -74,13 +90,15 @@ def select(page: PageBlocks, probs: list[float], container: int, threshold: floa
 def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classified:
     """Score every block of ``page`` and keep the content ones (see :func:`select`)."""
     thr = _weights.THRESHOLD if threshold is None else threshold
+    thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
+    thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
     if not page.blocks:
         return Classified([], [], 0, 0.0)
     x1 = stage1_matrix(page)
     p1 = _sigmoid(x1 @ _W1)
     x2, best = stage2_matrix(page, p1)
     probs = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1).tolist()
-    kept = select(page, probs, best, thr)
+    kept = select(page, probs, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
     words = sum(b.words for b in kept)
     score = sum(probs[b.index] * b.words for b in kept) / words if words else 0.0
     return Classified(probs, kept, best, score)

@@ -26,6 +26,7 @@ remaining, costlier stages are skipped and the best answer so far is returned (`
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -39,7 +40,7 @@ from trawl.errors import ConfigError
 from trawl.extract.blocks import PageBlocks, parse_blocks
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
 from trawl.extract.dom import classify_blocks, render
-from trawl.extract.metadata import read_metadata
+from trawl.extract.metadata import date_in_text, read_metadata
 from trawl.pipeline.base import Step
 
 __all__ = [
@@ -59,6 +60,38 @@ DEFAULT_MAX_BLOCKS = 20_000
 #: Seconds a page may take before costlier stages are skipped.
 DEFAULT_TIME_LIMIT = 2.0
 METHODS = ("auto", "dom", "bte", "slope")
+_NO_TEXT_OPEN = re.compile(r"<(script|style|svg)\b([^>]{0,4000})>", re.IGNORECASE)
+_NO_TEXT_CLOSE = {t: re.compile(rf"</{t}\s*>", re.IGNORECASE) for t in ("script", "style", "svg")}
+
+
+def _cut_no_text(markup: str) -> str:
+    """``markup`` without its ``<script>``, ``<style>`` and ``<svg>`` elements (JSON-LD kept).
+
+    A loop of searches rather than one substitution so that an unclosed tag ends the cutting
+    instead of being retried at every later opening tag (linear on any input); the rest of the
+    page is then left to lexbor as it is.
+    """
+    out = []
+    pos = start = 0
+    while True:
+        m = _NO_TEXT_OPEN.search(markup, start)
+        if m is None:
+            break
+        tag = m.group(1).lower()
+        close = _NO_TEXT_CLOSE[tag].search(markup, m.end())
+        if close is None:
+            break
+        if tag == "script" and "ld+json" in m.group(2):
+            start = close.end()
+            continue
+        out.append(markup[pos : m.start()])
+        pos = start = close.end()
+    if not pos:
+        return markup
+    out.append(markup[pos:])
+    return "".join(out)
+
+
 Method = Literal["auto", "dom", "bte", "slope"]
 Format = Literal["text", "markdown"]
 
@@ -138,9 +171,13 @@ def extract(
     if len(markup) > max_chars:
         markup = markup[:max_chars]
         result.cutoff = "size"
-    tree = LexborHTMLParser(markup)
+    original = markup
+    # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
+    # cutting them with one regex pass costs less than lexbor spends tokenising them. JSON-LD
+    # scripts stay (metadata reads them); BTE and slope see the page as it came.
+    tree = LexborHTMLParser(_cut_no_text(markup))
     if metadata:
-        meta = read_metadata(tree, url)
+        meta = read_metadata(tree, url, text_date=False)
         result.title, result.author, result.date = meta.title, meta.author, meta.date
         result.sources = meta.sources or {}
     page = parse_blocks(tree)
@@ -149,8 +186,13 @@ def extract(
         result.cutoff = result.cutoff or "blocks"
     page_text, starts = _page_text(page)
     result.page_text = page_text
+    if metadata and result.sources.get("date", "meta:modified") == "meta:modified":
+        # The written-date fallback ranks above the modified time (see read_metadata).
+        written = date_in_text(page_text)
+        if written:
+            result.date, result.sources["date"] = written, "text"
     if method in ("bte", "slope"):
-        curve = body_text_extraction(markup) if method == "bte" else slope_extraction(markup)
+        curve = body_text_extraction(original) if method == "bte" else slope_extraction(original)
         result.method, result.score, result.text = method, curve.score, curve.text
         result.curve = curve
         result.span = _span_of_text(page_text, result.text)
@@ -166,12 +208,12 @@ def extract(
     result.method, result.score = "dom", classified.score
     chosen = classified.kept
     if keep_curve:
-        result.curve = body_text_extraction(tokenize(markup))
+        result.curve = body_text_extraction(tokenize(original))
     if method == "auto" and kept_words < 10 and page.total_words >= 20:
         if time.perf_counter() - t0 > time_limit:
             result.cutoff = "time"
         else:
-            curve = result.curve or body_text_extraction(markup)
+            curve = result.curve or body_text_extraction(original)
             text = curve.text
             if len(text.split()) > kept_words:
                 result.method, result.score, result.text, result.curve = "bte", curve.score, text, curve

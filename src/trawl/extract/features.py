@@ -14,17 +14,19 @@ arrays: Python reads each block and element once, the arithmetic runs over whole
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from typing import Any
 
 import numpy as np
 
-from trawl.extract.blocks import HINT_NAMES, PageBlocks
+from trawl.extract.blocks import HINT_NAMES, PageBlocks, trie_pattern
 
 __all__ = [
     "N_BLOCK_FEATURES",
     "STAGE1_NAMES",
     "STAGE2_NAMES",
+    "container_of",
     "inside_container",
     "stage1_matrix",
     "stage2_matrix",
@@ -38,7 +40,6 @@ _TAG_GROUPS = {
 _N_TAGS = 8
 _TAG_NAMES = ("heading", "p", "li", "cell", "pre", "div", "body", "other")
 _ANCESTOR_TAGS = ("li", "table", "form", "blockquote")
-_ANC_INDEX = {"li": 0, "ul": 0, "ol": 0, "dl": 0, "table": 1, "form": 2, "blockquote": 3, "pre": 3}
 
 _NAV = 1 << HINT_NAMES.index("nav")
 _SIDE = 1 << HINT_NAMES.index("side")
@@ -77,6 +78,12 @@ STAGE1_NAMES: tuple[str, ...] = (
     *(f"in_{n}" for n in _ANCESTOR_TAGS),
     *(f"page_share_{n}" for n in HINT_NAMES),
     *(f"hint_x_share_{n}" for n in HINT_NAMES),
+    "el_link_density",
+    "parent_link_density",
+    "boiler_phrase",
+    "under_boiler_heading",
+    "content_heading_before",
+    "in_unit",
 )
 #: How many of :data:`STAGE1_NAMES` are block features (the rest describe the holding element).
 N_BLOCK_FEATURES = STAGE1_NAMES.index("tag_heading")
@@ -93,6 +100,30 @@ STAGE2_NAMES: tuple[str, ...] = (
     "comment_x_in_container",
     "side_x_in_container",
     "nav_x_in_container",
+    "mass_before",
+    "mass_after",
+    "gap_prev",
+    "gap_next",
+    "in_main_run",
+    "unit_after_main",
+)
+#: Short texts that name boilerplate: a block saying only this, or the section under a heading
+#: saying it ("Related articles", "Leave a reply", "Follow us"), is rarely the page's content.
+#: Matched on the lower-cased text with one prefix-factored pattern (see blocks.trie_pattern).
+_BOILER_PHRASES = (
+    "related|you may also like|you might also like|you may like|you might like|also like|more from"
+    "|more stories|more articles|more news|more posts|recommended|popular|trending|most read"
+    "|most viewed|read more|read next|comment|leave a|share|sharing|follow us|subscribe|newsletter"
+    "|sign up|sign in|login|log in|advertis|sponsored|cookie|privacy|terms of|all rights|copyright"
+    "|\u00a9|skip to|back to top|search|categor|previous|load more|show more|see all|see more"
+    "|view all|latest|about us|about the author|contact|footer|navigation|breadcrumb"
+    "|licensed under|last updated|edit this page|was this page helpful|feedback|on github"
+    "|add to cart|add to bag|add to basket|buy now|in stock|out of stock|free shipping|quantity"
+    "|wishlist|wish list|write a review|customers also|frequently bought|you may also"
+)
+_BOILER = re.compile(
+    r"\b(?:reply|next|menu|tags?)\b|"
+    + trie_pattern(_BOILER_PHRASES.split("|"), {"comment": r"s?\b", "share": r"\b"})
 )
 
 
@@ -113,17 +144,45 @@ def inside_container(page: PageBlocks, root: int) -> list[bool]:
 _BITS = np.arange(len(HINT_NAMES))
 _ANC_BITS = np.arange(len(_ANCESTOR_TAGS))
 _EYE_TAGS = np.eye(_N_TAGS)
+_TAG_CODES: dict[str, int] = {}
+_UNIT_TAGS = ("li", "article", "section", "div")
 
 
 def _bits(values: Any, positions: Any) -> Any:
     return ((np.asarray(values, dtype=np.int64)[:, None] >> positions) & 1).astype(np.float64)
 
 
+class _Columns:
+    """The per-element and per-block numbers both stages need, read from the page once."""
+
+    __slots__ = ("ahints", "el", "el_links", "el_words", "in_unit", "lw", "parent", "w")
+
+    def __init__(self, page: PageBlocks) -> None:
+        blocks, elements = page.blocks, page.elements
+        self.el = np.array([b.element for b in blocks], dtype=np.int64)
+        self.w = np.array([b.words for b in blocks], dtype=np.float64)
+        self.lw = np.array([b.link_words for b in blocks], dtype=np.float64)
+        parent = np.array([e.parent for e in elements], dtype=np.int64)
+        parent[0] = 0
+        self.parent = parent
+        self.el_words = np.array([e.words for e in elements], dtype=np.float64)
+        self.el_links = np.array([e.link_words for e in elements], dtype=np.float64)
+        self.in_unit = np.zeros(0)  # per block, set by stage1_matrix
+        self.ahints = np.array([e.ancestor_hints for e in elements], dtype=np.int64)
+
+
+def _columns(page: PageBlocks) -> _Columns:
+    cols = page.cache.get("columns")
+    if cols is None:
+        cols = page.cache["columns"] = _Columns(page)
+    return cols
+
+
 def stage1_matrix(page: PageBlocks) -> Any:
     """One row of stage-1 features per text block, columns in the order of :data:`STAGE1_NAMES`.
 
-    Python touches each element and each block once to read it; the features themselves are
-    array operations.
+    Python reads each element and each block once (list comprehensions); the features themselves
+    are array operations.
     """
     blocks = page.blocks
     elements = page.elements
@@ -131,59 +190,43 @@ def stage1_matrix(page: PageBlocks) -> Any:
     if not n:
         return np.zeros((0, len(STAGE1_NAMES)))
     total = max(page.total_words, 1)
-    # Per element (a Python pass over elements, not blocks).
-    n_el = len(elements)
-    siblings = Counter((e.parent, e.tag) for e in elements)
-    anc = [0] * n_el
-    depth = np.empty(n_el)
-    el_words = np.empty(n_el)
-    parent_words = np.empty(n_el)
-    sib = np.empty(n_el)
-    group = np.empty(n_el, dtype=np.int64)
-    ahints = np.empty(n_el, dtype=np.int64)
-    hints = np.empty(n_el, dtype=np.int64)
-    for i, e in enumerate(elements):
-        if e.parent >= 0:
-            bit = _ANC_INDEX.get(elements[e.parent].tag)
-            anc[i] = anc[e.parent] | ((1 << bit) if bit is not None else 0)
-            parent_words[i] = elements[e.parent].words
-        else:
-            parent_words[i] = e.words
-        depth[i] = e.depth
-        el_words[i] = e.words
-        sib[i] = siblings[(e.parent, e.tag)]
-        group[i] = _TAG_GROUPS.get(e.tag, 7)
-        ahints[i] = e.ancestor_hints
-        hints[i] = e.hints
+    cols = _columns(page)
+    codes = _TAG_CODES
+    tag_code = np.array([codes.setdefault(e.tag, len(codes)) for e in elements], dtype=np.int64)
+    parent = cols.parent
+    # Same-tag siblings: elements sharing (parent, tag).
+    key = parent * 256 + tag_code
+    key[0] = -1
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    sib = counts[inverse].astype(np.float64)
+    group_of_code = np.array([_TAG_GROUPS.get(t, 7) for t in codes], dtype=np.int64)
+    group = group_of_code[tag_code]
+    depth = np.array([e.depth for e in elements], dtype=np.float64)
+    hints = np.array([e.hints for e in elements], dtype=np.int64)
+    anc = np.array([e.inside for e in elements], dtype=np.int64)
+    el_words = cols.el_words
+    parent_words = el_words[parent]
     # Per block.
     texts = [b.text for b in blocks]
-    el = np.fromiter((b.element for b in blocks), dtype=np.int64, count=n)
-    w = np.fromiter((b.words for b in blocks), dtype=np.float64, count=n)
-    lw = np.fromiter((b.link_words for b in blocks), dtype=np.float64, count=n)
-    start = np.fromiter((b.start for b in blocks), dtype=np.float64, count=n)
-    length = np.fromiter(map(len, texts), dtype=np.float64, count=n)
-    punct = np.fromiter(
-        (t.count(".") + t.count(",") + t.count(";") + t.count("?") + t.count("!") for t in texts),
+    el, w, lw = cols.el, cols.w, cols.lw
+    start = np.array([b.start for b in blocks], dtype=np.float64)
+    length = np.array([len(t) for t in texts], dtype=np.float64)
+    punct = np.array(
+        [t.count(".") + t.count(",") + t.count(";") + t.count("?") + t.count("!") for t in texts],
         dtype=np.float64,
-        count=n,
     )
-    ends = np.fromiter((t[-1:] in ".!?:" for t in texts), dtype=np.float64, count=n)
-    upper = np.fromiter((t[:1].isupper() for t in texts), dtype=np.float64, count=n)
-    counts = Counter(texts)
-    seen: set[str] = set()
-    repeat_not_first = np.empty(n)
+    ends = np.array([t[-1] in ".!?:" for t in texts], dtype=np.float64)
+    upper = np.array([t[0].isupper() for t in texts], dtype=np.float64)
+    counts_t = Counter(texts)
+    repeated = np.array([counts_t[t] > 1 for t in texts], dtype=np.float64)
+    first: dict[str, int] = {}
     for i, t in enumerate(texts):
-        repeat_not_first[i] = t in seen
-        seen.add(t)
-    repeated = np.fromiter((counts[t] > 1 for t in texts), dtype=np.float64, count=n)
+        first.setdefault(t, i)
+    repeat_not_first = np.array([first[t] != i for i, t in enumerate(texts)], dtype=np.float64)
     logs = np.log1p(w)
     lds = lw / w
     pos = start / total
-    prev_logs = np.concatenate(([0.0], logs[:-1]))
-    prev_lds = np.concatenate(([1.0], lds[:-1]))
-    next_logs = np.concatenate((logs[1:], [0.0]))
-    next_lds = np.concatenate((lds[1:], [1.0]))
-    hint_bits = _bits(ahints, _BITS)[el]
+    hint_bits = _bits(cols.ahints[el], _BITS)
     share = (w @ hint_bits) / total
     x = np.empty((n, len(STAGE1_NAMES)))
     x[:, 0] = 1.0
@@ -195,10 +238,14 @@ def stage1_matrix(page: PageBlocks) -> Any:
     x[:, 6] = ends
     x[:, 7] = pos
     x[:, 8] = pos * pos
-    x[:, 9] = prev_logs
-    x[:, 10] = prev_lds
-    x[:, 11] = next_logs
-    x[:, 12] = next_lds
+    x[0, 9] = 0.0
+    x[1:, 9] = logs[:-1]
+    x[0, 10] = 1.0
+    x[1:, 10] = lds[:-1]
+    x[:-1, 11] = logs[1:]
+    x[-1, 11] = 0.0
+    x[:-1, 12] = lds[1:]
+    x[-1, 12] = 1.0
     x[:, 13] = np.minimum(depth[el] / 20.0, 2.0)
     x[:, 14] = math.log1p(total)
     x[:, 15] = lw.sum() / total
@@ -218,29 +265,67 @@ def stage1_matrix(page: PageBlocks) -> Any:
     k += _N_TAGS
     x[:, k : k + nh] = hint_bits
     k += nh
-    x[:, k : k + nh] = _bits(hints, _BITS)[el]
+    x[:, k : k + nh] = _bits(hints[el], _BITS)
     k += nh
-    x[:, k : k + len(_ANCESTOR_TAGS)] = _bits(anc, _ANC_BITS)[el]
+    x[:, k : k + len(_ANCESTOR_TAGS)] = _bits(anc[el], _ANC_BITS)
     k += len(_ANCESTOR_TAGS)
     x[:, k : k + nh] = share
     k += nh
     x[:, k : k + nh] = hint_bits * share
+    k += nh
+    el_ld = cols.el_links / np.maximum(el_words, 1.0)
+    x[:, k] = el_ld[el]
+    x[:, k + 1] = el_ld[parent][el]
+    # Boilerplate-naming short blocks, and the blocks under a heading that names boilerplate;
+    # a heading that does not (a content section's title) is noted for the blocks after it.
+    boiler = np.zeros(n)
+    under = np.zeros(n)
+    content_heading = np.zeros(n)
+    is_heading = group[el] == 0
+    state = 0.0
+    seen_content_heading = 0.0
+    search = _BOILER.search
+    for i in np.flatnonzero((w <= 12) | is_heading).tolist():
+        t = texts[i]
+        if w[i] <= 12 and search(t.lower()) is not None:
+            boiler[i] = 1.0
+    heads = np.flatnonzero(is_heading).tolist()
+    for j, i in enumerate(heads):
+        state = boiler[i]
+        end = heads[j + 1] if j + 1 < len(heads) else n
+        under[i:end] = state
+        if not state:
+            seen_content_heading = 1.0
+        content_heading[i:end] = seen_content_heading
+    x[:, k + 2] = boiler
+    x[:, k + 3] = under
+    x[:, k + 4] = content_heading
+    # Repeated units: blocks inside one of three or more same-tag sibling containers that each
+    # hold a few sentences — the posts of a thread, the comments under an article, the teasers
+    # of a related list. Which of these they are depends on what precedes them (stage 2).
+    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & np.isin(tag_code, _unit_codes())
+    unit[0] = False
+    unit_l = unit.tolist()
+    parents_l = parent.tolist()
+    for i in range(1, len(unit_l)):
+        if not unit_l[i] and unit_l[parents_l[i]]:
+            unit_l[i] = True
+    cols.in_unit = np.array(unit_l, dtype=np.float64)[el]
+    x[:, k + 5] = cols.in_unit
     return x
 
 
-def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
-    """Stage-2 features (:data:`STAGE2_NAMES`) from the stage-1 probabilities ``p1``, and the
-    content container: the element maximising ``sum((2p - 1) * words)`` over the blocks inside it.
-    """
-    blocks = page.blocks
-    elements = page.elements
-    n = len(blocks)
-    n_el = len(elements)
-    el = np.fromiter((b.element for b in blocks), dtype=np.int64, count=n)
-    w = np.fromiter((b.words for b in blocks), dtype=np.float64, count=n)
-    lw = np.fromiter((b.link_words for b in blocks), dtype=np.float64, count=n)
-    parents = [e.parent for e in elements]
-    gain = np.bincount(el, weights=(2.0 * p1 - 1.0) * w, minlength=n_el).tolist()
+def _unit_codes() -> Any:
+    return np.array([_TAG_CODES.setdefault(t, len(_TAG_CODES)) for t in _UNIT_TAGS], dtype=np.int64)
+
+
+def container_of(page: PageBlocks, p1: Any) -> tuple[int, Any]:
+    """The content container (the element maximising ``sum((2p - 1) * words)`` over the blocks
+    inside it) and, per element, whether it lies inside it."""
+    cols = _columns(page)
+    parents = cols.parent.tolist()
+    n_el = len(parents)
+    gain = np.bincount(cols.el, weights=(2.0 * p1 - 1.0) * cols.w, minlength=n_el).tolist()
     for i in range(n_el - 1, 0, -1):
         gain[parents[i]] += gain[i]
     best = int(np.argmax(gain)) if gain else 0
@@ -248,17 +333,29 @@ def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
     inside_el[best] = True
     for i in range(best + 1, n_el):
         inside_el[i] = inside_el[parents[i]]
-    inside = np.asarray(inside_el, dtype=np.float64)[el]
+    return best, np.array(inside_el, dtype=bool)
+
+
+def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
+    """Stage-2 features (:data:`STAGE2_NAMES`) from the stage-1 probabilities ``p1``, and the
+    content container (see :func:`container_of`).
+    """
+    n = len(page.blocks)
+    cols = _columns(page)
+    el, w, lw = cols.el, cols.w, cols.lw
+    best, inside_el = container_of(page, p1)
+    inside = inside_el[el].astype(np.float64)
     total = max(page.total_words, 1)
-    share = elements[best].words / total
-    key = np.asarray(parents, dtype=np.int64)[el] + 1
+    share = page.elements[best].words / total
+    key = cols.parent[el] + 1
+    key[el == 0] = 0
     acc_p = np.bincount(key, weights=p1 * w)
     acc_w = np.bincount(key, weights=w)
     cum = np.concatenate(([0.0], np.cumsum(p1)))
     idx = np.arange(n)
     lo = np.maximum(idx - 2, 0)
     hi = np.minimum(idx + 3, n)
-    ahints = np.fromiter((elements[b.element].ancestor_hints for b in blocks), dtype=np.int64, count=n)
+    ahints = cols.ahints[el]
     p = np.clip(p1, 1e-6, 1 - 1e-6)
     x = np.empty((n, len(STAGE2_NAMES)))
     x[:, 0] = p
@@ -273,4 +370,30 @@ def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
     x[:, 9] = inside * ((ahints & _COMMENT) > 0)
     x[:, 10] = inside * ((ahints & _SIDE) > 0)
     x[:, 11] = inside * ((ahints & _NAV) > 0)
+    # Where the content mass lies: blocks after the last of it (a related-stories list, the
+    # comments under an article) or far from any confident block are seldom content.
+    mass = p1 * w * inside if inside.any() else p1 * w
+    cm = np.cumsum(mass)
+    tot = cm[-1] if n and cm[-1] > 0 else 1.0
+    x[:, 12] = (cm - mass) / tot
+    x[:, 13] = (tot - cm) / tot
+    sure = np.flatnonzero((p1 >= 0.7) & (w >= 10))
+    if len(sure):
+        pos_prev = np.searchsorted(sure, idx, side="right") - 1
+        prev_gap = np.where(pos_prev >= 0, idx - sure[np.maximum(pos_prev, 0)], 50)
+        pos_next = np.searchsorted(sure, idx, side="left")
+        next_gap = np.where(pos_next < len(sure), sure[np.minimum(pos_next, len(sure) - 1)] - idx, 50)
+        x[:, 14] = np.log1p(np.minimum(prev_gap, 50))
+        x[:, 15] = np.log1p(np.minimum(next_gap, 50))
+        x[:, 16] = (idx >= sure[0]) & (idx <= sure[-1])
+    else:
+        x[:, 14] = x[:, 15] = math.log1p(50)
+        x[:, 16] = 0.0
+    # A repeated unit after a run of content outside such units: comments under an article.
+    if len(cols.in_unit) == n:
+        solo = p1 * w * (1.0 - cols.in_unit)
+        before = (np.cumsum(solo) - solo) / max(float((p1 * w).sum()), 1.0)
+        x[:, 17] = cols.in_unit * before
+    else:
+        x[:, 17] = 0.0
     return x, best

@@ -18,7 +18,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-__all__ = ["PageMetadata", "extract_metadata", "read_metadata"]
+__all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
 
 @dataclass(slots=True)
@@ -135,8 +135,13 @@ _ARTICLE_TYPES = re.compile(
 )
 
 
-def read_metadata(tree: LexborHTMLParser, url: str | None = None) -> PageMetadata:
-    """The metadata of a parsed page (the tree is not modified)."""
+def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: bool = True) -> PageMetadata:
+    """The metadata of a parsed page (the tree is not modified).
+
+    ``text_date=False`` skips the written-date fallback, which reads the body's whole text: the
+    extractor applies :func:`date_in_text` to the page text it has anyway (a page without a
+    markup date then gets ``sources["date"]`` absent or ``"meta:modified"``).
+    """
     meta: dict[str, str] = {}
     for node in tree.css("meta[content]"):
         attrs = node.attrs
@@ -227,19 +232,22 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None) -> PageMetadat
         if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
             date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
             sources["date"] = "url"
-    if not date and tree.body is not None:
-        # A date written in the page ("March 5, 2024"), the first in its opening text.
-        m = _TEXT_DATE.search(tree.body.text(deep=True, separator=" ")[:_TEXT_DATE_SPAN])
-        if m:
-            date = normalize_date(m.group(0))
-            if date:
-                sources["date"] = "text"
+    if not date and text_date and tree.body is not None:
+        date = date_in_text(tree.body.text(deep=True, separator=" "))
+        if date:
+            sources["date"] = "text"
     if not date:
         m_date = meta.get("article:modified_time") or meta.get("og:updated_time")
         date = normalize_date(m_date)
         if date:
             sources["date"] = "meta:modified"
     return PageMetadata(title[:1000], author[:200], date, sources)
+
+
+def date_in_text(text: str) -> str:
+    """The first date written out in the opening of a page's text ("March 5, 2024"), or ``""``."""
+    m = _TEXT_DATE.search(text[:_TEXT_DATE_SPAN])
+    return normalize_date(m.group(0)) if m else ""
 
 
 def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
