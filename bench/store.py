@@ -15,8 +15,24 @@ ordered by SURT so a host's pages are neighbours). Each codec, in one process:
   order), measured on disk after compaction; ``table zstd-dict``: the same with the family's
   zstd-dict codec.
 
+* ``zstd+site reference/record``: one zstd frame per record, each page compressed against its
+  site's first three pages used as a raw-content dictionary (what a collection with
+  ``warc.codec=zstd`` does); reading one page decompresses its frame (and its site's references,
+  when not cached).
+
 Ratio = raw bytes / stored bytes; speeds are raw MB per second of compression and of reading one
 record back (decompressing all a record needs: its frame, or its whole block).
+
+Part 1b, the collection itself (``--collection``, on by default): the same pages, in the corpus's
+own order (not sorted), as HTTP responses with their real URLs, written by the collection's writer
+(``Collection.writer()``: WARC records, rows, indexes, anchors; extraction off) with
+``warc.codec=gzip`` and with ``warc.codec=zstd``; stored = WARC files + table directory on disk
+(after compaction).
+Then every page is read back by URL (``find`` + ``read``: one record decompressed) and checked.
+The same for the host-clustered subset (sites with at least 3 pages). ``--ingest`` also runs
+``trawl ingest`` on the pages written out as ``.html`` files (``file:`` URLs: the directory is one
+"site", so references are unrelated pages; and the corpus's ``.html.gz`` files would be stored as
+the gzip bytes they are), both ways.
 
 Part 2, random access and writes, with ``--docs`` records (default one million) whose payloads
 are ``--payload``-byte windows of the real pages (so they compress like HTML) plus a unique line:
@@ -30,6 +46,11 @@ are ``--payload``-byte windows of the real pages (so they compress like HTML) pl
 * ``warcio+cdxj``: the usual archive stack: the WARC written by warcio, a sorted CDXJ index
   (``surt timestamp {json}`` lines) searched by binary search in the memory-mapped file, the
   record read by warcio's ``ArchiveIterator`` at that offset;
+* ``trawl collection``: the whole collection path (``--peers collection``): each record a
+  ``Document`` written by ``Collection.writer()`` with ``warc.codec=zstd``, ``warc.zstd_level=3``
+  (WARC record compressed
+  against its site's reference, row, indexes, one table write per record); a lookup is
+  ``find(url)`` + ``read`` (one frame decompressed, the site's reference from a small cache);
 * ``sqlite``: one table ``(id INTEGER PRIMARY KEY, surt TEXT UNIQUE, payload BLOB)``, WAL mode,
   one transaction per 10,000 rows; a lookup is one ``SELECT`` by ``surt``.
 
@@ -122,7 +143,7 @@ def compression(pages: list[tuple[str, bytes]], repeat: int) -> list[dict[str, A
     per_record("zstd/record", zc.compress, zd.decompress)
     # held-out dictionaries: pages with an even index are compressed with the one trained on odd
     # ones (a sample of them, ~100x the dictionary's size, as zstd advises), and the other way round
-    dicts = [zstandard.train_dictionary(112 << 10, html[1 - k :: 12]) for k in (0, 1)]
+    dicts = [zstandard.train_dictionary(112 << 10, list[Any](html[1 - k :: 12])) for k in (0, 1)]
     for d in dicts:
         d.precompute_compress(level=6)
     cs = [zstandard.ZstdCompressor(level=6, dict_data=d) for d in dicts]
@@ -136,6 +157,32 @@ def compression(pages: list[tuple[str, bytes]], repeat: int) -> list[dict[str, A
         return bytes(ds[zstandard.get_frame_parameters(p).dict_id].decompress(p))
 
     per_record("zstd+dict/record", dict_pack, dict_unpack)
+    # each site's first three pages are its references; a page is compressed against the ones
+    # before it (the collection's warc.codec=zstd does the same, in the order pages arrive)
+    site_refs: dict[str, list[bytes]] = {}
+    ref_dict: dict[int, Any] = {}
+    for key, h in pages:
+        refs = site_refs.setdefault(key.split(")", 1)[0], [])
+        if refs:
+            joined = b"".join(refs)[-(2 << 20) :]
+            ref_dict[id(h)] = zstandard.ZstdCompressionDict(joined, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+        if len(refs) < 3:
+            refs.append(h)
+    frames: dict[bytes, Any] = {}
+
+    def ref_pack(h: bytes) -> bytes:
+        d = ref_dict.get(id(h))
+        if d is None:
+            return bytes(zc.compress(h))
+        frame = bytes(zstandard.ZstdCompressor(level=6, dict_data=d).compress(h))
+        frames[frame] = d
+        return frame
+
+    def ref_unpack(p: bytes) -> bytes:
+        d = frames.get(p)
+        return bytes((zstandard.ZstdDecompressor(dict_data=d) if d is not None else zd).decompress(p))
+
+    per_record("zstd+site reference/record", ref_pack, ref_unpack)
     for block in (64 << 10, 256 << 10, 1 << 20):
         blocks: list[list[bytes]] = [[]]
         size_in = 0
@@ -182,6 +229,7 @@ def compression(pages: list[tuple[str, bytes]], repeat: int) -> list[dict[str, A
     gz_c = sum(len(gz(h)) for v in clustered for h in v)
     blk_c = sum(len(zc.compress(b"".join(v))) for v in clustered)
     dict_c = sum(len(dict_pack(h)) for v in clustered for h in v)
+    ref_c = sum(len(ref_pack(h)) for v in clustered for h in v)
     results.append(
         {
             "codec": f"host-clustered subset ({len(clustered)} hosts, {sum(map(len, clustered))} pages)",
@@ -189,6 +237,7 @@ def compression(pages: list[tuple[str, bytes]], repeat: int) -> list[dict[str, A
             "ratio_gzip_record": round(raw_c / gz_c, 2),
             "ratio_zstd_host_block": round(raw_c / blk_c, 2),
             "ratio_zstd_dict_record": round(raw_c / dict_c, 2),
+            "ratio_zstd_site_reference": round(raw_c / ref_c, 2),
         }
     )
     return results
@@ -203,6 +252,122 @@ def _row(name: str, raw: int, size: int, compress_s: float, read_s: float) -> di
         "write_mb_s": round(raw / 1e6 / compress_s, 1),
         "read_one_mb_s": round(raw / 1e6 / read_s, 1),
     }
+
+
+# -- part 1b: the collection's own path ------------------------------------------------------------
+
+
+def load_pages_unsorted() -> list[tuple[str, bytes]]:
+    """(URL, html) of every WCXB page in the corpus's file order (sites interleaved, as in a crawl)."""
+    out = []
+    for path in sorted((DATA / "html").glob("*.html.gz")):
+        truth = json.loads((DATA / "truth" / path.name.replace(".html.gz", ".json")).read_text())
+        out.append((str(truth["url"]), gzip.decompress(path.read_bytes())))
+    return out
+
+
+def collection_path(pages: list[tuple[str, bytes]], label: str) -> list[dict[str, Any]]:
+    """The pages written by the collection writer, gzip and zstd WARC, then each read back by URL."""
+    from trawl.pipeline import Pipeline, RunContext, Source  # noqa: PLC0415
+    from trawl.store.collection import Collection  # noqa: PLC0415
+
+    class Pages(Source):
+        def read(self, ctx: RunContext) -> Any:
+            for i, (url, html) in enumerate(pages):
+                ctx.stats.inc("read/records")
+                # a URL twice (the corpus has a few) would be a second capture: make it distinct
+                yield Document(
+                    url=url if url not in seen else f"{url}#copy{i}",
+                    fetched_at=T0,
+                    status=200,
+                    http_headers=[("Content-Type", "text/html")],
+                    raw=html,
+                )
+                seen.add(url)
+
+    seen: set[str] = set()
+    raw = sum(len(h) for _, h in pages)
+    results: list[dict[str, Any]] = []
+    for codec in ("gzip", "zstd"):
+        seen.clear()
+        path = OUT / f"collection-{label}-{codec}"
+        shutil.rmtree(path, ignore_errors=True)
+        coll = Collection.create(path, overrides=[f"warc.codec={codec}"])
+        with coll:
+            t = time.perf_counter()
+            stats = Pipeline([Pages()], [coll.writer()]).run()
+            write = time.perf_counter() - t
+            assert stats["store/records"] == len(pages), stats.to_dict()
+        with Collection.open(path) as coll:
+            coll.table.compact()
+            t = time.perf_counter()
+            n = 0
+            for record in coll.records():
+                coll.read(record)
+                n += 1
+            read = time.perf_counter() - t
+            assert n == len(pages)
+        warc = _du(path / "warc")
+        table = _du(path / "table")
+        results.append(
+            {
+                "codec": f"collection {label}, warc.codec={codec}",
+                "raw_mb": round(raw / 1e6, 2),
+                "warc_mb": round(warc / 1e6, 2),
+                "table_mb": round(table / 1e6, 2),
+                "ratio_warc": round(raw / warc, 2),
+                "ratio_collection": round(raw / (warc + table), 2),
+                "write_mb_s": round(raw / 1e6 / write, 1),
+                "read_one_mb_s": round(raw / 1e6 / read, 1),
+            }
+        )
+        print(json.dumps(results[-1]), flush=True)
+    gz, zs = results[-2]["warc_mb"], results[-1]["warc_mb"]
+    results[-1]["warc_vs_gzip"] = round(gz / zs, 2)
+    return results
+
+
+def cli_ingest() -> list[dict[str, Any]]:
+    """``trawl ingest`` of the page files (extraction and language tagging off), gzip and zstd."""
+    import subprocess  # noqa: PLC0415
+
+    from trawl.store.collection import Collection  # noqa: PLC0415
+
+    # the files are gzipped and an archive keeps what it ingested, bytes as they are: ingest the
+    # decompressed pages (written to the bench's scratch folder), as a crawl would store them
+    pages_dir = OUT / "wcxb-html"
+    pages_dir.mkdir(parents=True, exist_ok=True)
+    raw = 0
+    for p in sorted((DATA / "html").glob("*.html.gz")):
+        html = gzip.decompress(p.read_bytes())
+        (pages_dir / p.name.removesuffix(".gz")).write_bytes(html)
+        raw += len(html)
+    results = []
+    for codec in ("gzip", "zstd"):
+        path = OUT / f"ingest-{codec}"
+        shutil.rmtree(path, ignore_errors=True)
+        cmd = [sys.executable, "-m", "trawl.cli.main", "ingest", str(pages_dir), "-o", str(path)]
+        cmd += ["--no-progress", "--json", "--set", f"warc.codec={codec}"]
+        cmd += ["--set", "extract.enabled=false", "--set", "langid.enabled=false"]
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True)
+        write = time.perf_counter() - t
+        with Collection.open(path) as coll:
+            coll.table.compact()
+        warc, table = _du(path / "warc"), _du(path / "table")
+        results.append(
+            {
+                "codec": f"trawl ingest of the pages as .html files (file: URLs), warc.codec={codec}",
+                "raw_mb": round(raw / 1e6, 2),
+                "warc_mb": round(warc / 1e6, 2),
+                "table_mb": round(table / 1e6, 2),
+                "ratio_warc": round(raw / warc, 2),
+                "ratio_collection": round(raw / (warc + table), 2),
+                "wall_s": round(write, 1),
+            }
+        )
+        print(json.dumps(results[-1]), flush=True)
+    return results
 
 
 # -- part 2: random access and writes ---------------------------------------------------------------
@@ -382,6 +547,40 @@ def access(records: list[tuple[str, str, bytes]], lookups: int, peers: set[str])
 
         report("warcio+cdxj", write_s, path, latencies(cdxj_lookup, keys, check))
 
+    if "collection" in peers:
+        from trawl.pipeline import Pipeline, RunContext, Source  # noqa: PLC0415
+        from trawl.store.collection import Collection  # noqa: PLC0415
+
+        class Records(Source):
+            def read(self, ctx: RunContext) -> Any:
+                for url, _, body in records:
+                    yield Document(
+                        url=url,
+                        fetched_at=T0,
+                        status=200,
+                        http_headers=[("Content-Type", "text/html")],
+                        raw=body,
+                    )
+
+        path = OUT / "access-collection"
+        shutil.rmtree(path, ignore_errors=True)
+        t = time.perf_counter()
+        coll = Collection.create(path, overrides=["warc.codec=zstd", "warc.zstd_level=3"])
+        Pipeline([Records()], [coll.writer(dedup=False)]).run()
+        write_s = time.perf_counter() - t
+        coll.table.compact()
+
+        def coll_lookup(k: int) -> bytes:
+            return coll.read(coll.find(records[k][0])).raw
+
+        report(
+            "trawl collection (warc.codec=zstd, zstd_level=3)",
+            write_s,
+            path,
+            latencies(coll_lookup, keys, check),
+        )
+        coll.close()
+
     if "sqlite" in peers:
         path = OUT / "access-sqlite"
         shutil.rmtree(path, ignore_errors=True)
@@ -419,6 +618,8 @@ def main() -> None:
     ap.add_argument("--peers", default="table,bulk,warc,warcio,sqlite")
     ap.add_argument("--skip-compression", action="store_true")
     ap.add_argument("--skip-access", action="store_true")
+    ap.add_argument("--skip-collection", action="store_true", help="skip part 1b (the collection path)")
+    ap.add_argument("--ingest", action="store_true", help="part 1b also runs `trawl ingest` on the files")
     ap.add_argument("--quick", action="store_true", help="20,000 records, 1 repeat")
     ap.add_argument("--json", type=Path, help="write the results here too")
     args = ap.parse_args()
@@ -436,6 +637,18 @@ def main() -> None:
         out["compression"] = compression(pages, args.repeat)
         for row in out["compression"]:
             print(json.dumps(row), flush=True)
+    if not args.skip_collection:
+        unsorted = load_pages_unsorted()
+        print(f"# the collection path: {len(unsorted)} pages in corpus order, and the host-clustered subset")
+        sites: dict[str, int] = {}
+        for url, _ in unsorted:
+            sites[surt(url).split(")", 1)[0]] = sites.get(surt(url).split(")", 1)[0], 0) + 1
+        clustered = [(u, h) for u, h in unsorted if sites[surt(u).split(")", 1)[0]] >= 3]
+        out["collection"] = collection_path(unsorted, "all pages") + collection_path(
+            clustered, "host-clustered"
+        )
+        if args.ingest:
+            out["collection"] += cli_ingest()
     if args.skip_access:
         if args.json:
             args.json.write_text(json.dumps(out, indent=2))

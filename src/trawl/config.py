@@ -65,6 +65,8 @@ class WarcConfig:
     max_file_bytes: int = 0
     prefix: str = ""
     compress: bool = True
+    codec: str = "gzip"
+    zstd_level: int = 9
     level: int = 6
 
 

@@ -1,4 +1,4 @@
-"""``trawl export COLLECTION --format parquet|trec|jsonl -o PATH``: the collection in other formats."""
+"""``trawl export COLLECTION --format parquet|trec|jsonl|warc -o PATH``: the collection in other formats."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from trawl.store.export import FORMATS, export_collection
 
 __all__ = ["HELP", "register", "run"]
 
-HELP = "export a collection: Parquet URL index (Common Crawl columns), TREC Web, or JSONL text"
+HELP = "export a collection: Parquet URL index (Common Crawl columns), TREC Web, JSONL text, or WARC"
 
 
 def register(sub: Any) -> None:
@@ -24,7 +24,8 @@ def register(sub: Any) -> None:
         description=HELP[0].upper() + HELP[1:] + ". parquet: one row per record with Common Crawl's "
         "columnar-index columns (url, url_surtkey, fetch_time, warc_filename, warc_record_offset...), "
         "queryable with DuckDB; trec: the captured pages as TREC Web <DOC> blocks plus a DOCNO index "
-        "(PATH.idx); jsonl: one JSON object per record with its text.",
+        "(PATH.idx); jsonl: one JSON object per record with its text; warc: every record as standard "
+        "WARC/1.1, one gzip member each (also from a collection written with warc.codec=zstd).",
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument("--format", "-f", choices=FORMATS, required=True, help="what to write")

@@ -1,6 +1,7 @@
 """``trawl get COLLECTION URL``: one document by URL, URL hash, DOCNO or WARC ``FILE@OFFSET``.
 
-Random access: one seek, one read and one decompressed record.
+Random access: one seek, one read and one decompressed record (plus, for a zstd record, its site's
+reference record, which the collection caches).
 
 ``--anchor`` turns the argument into words and lists the pages others link to with those words.
 """
@@ -28,7 +29,8 @@ def register(sub: Any) -> None:
         "get",
         help=HELP,
         description=HELP.capitalize() + ". The raw capture is read from its WARC file with one "
-        "seek and one read: exactly one record is decompressed.",
+        "seek and one read: exactly one record is decompressed (in a collection written with "
+        "warc.codec=zstd, also its site's reference record, unless it is cached).",
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument(

@@ -36,10 +36,11 @@ __all__ = [
     "export_jsonl",
     "export_parquet",
     "export_trec",
+    "export_warc",
     "index_row",
 ]
 
-FORMATS = ("parquet", "trec", "jsonl")
+FORMATS = ("parquet", "trec", "jsonl", "warc")
 
 #: Common Crawl's columnar URL index columns, in its order, and the Arrow type of each
 CC_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -240,6 +241,38 @@ def export_trec(collection: Collection, path: Path) -> dict[str, int]:
     return counts
 
 
+def export_warc(collection: Collection, path: Path) -> dict[str, int]:
+    """Every record as standard WARC/1.1, one gzip member per record, in one file at ``path``.
+
+    What any WARC tool reads, whatever the collection's own codec (a ``zstd`` collection's frames
+    need trawl, for their sites' references). A record that cannot be read is skipped and counted.
+    """
+    import shutil  # noqa: PLC0415
+
+    from trawl.store.warcfile import WarcFileWriter  # noqa: PLC0415
+
+    counts = {"records": 0, "skipped": 0}
+    errors: list[str] = []
+    path = Path(path)
+    tmpdir = path.with_name(path.name + ".tmpdir")
+    shutil.rmtree(tmpdir, ignore_errors=True)
+    try:
+        with WarcFileWriter(tmpdir, prefix="export", max_bytes=1 << 62, codec="gzip") as writer:
+            for _, doc in _readable(collection, counts, errors):
+                writer.write(doc)
+                counts["records"] += 1
+            files = writer.files
+        if files:
+            os.replace(tmpdir / files[0], path)
+        else:
+            path.write_bytes(b"")
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    if errors:
+        Path(str(path) + ".errors").write_text("\n".join(errors) + "\n", encoding="utf-8")
+    return counts
+
+
 def export_collection(collection: Collection, fmt: str, path: Path) -> dict[str, int]:
     """Export in one of :data:`FORMATS`."""
     if fmt == "parquet":
@@ -248,4 +281,6 @@ def export_collection(collection: Collection, fmt: str, path: Path) -> dict[str,
         return export_jsonl(collection, path)
     if fmt == "trec":
         return export_trec(collection, path)
+    if fmt == "warc":
+        return export_warc(collection, path)
     raise StoreError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -16,6 +16,13 @@ Physical layout (one RocksDB key space, ordered bytewise)::
     p <index name> \\0 <term> \\0 <row>                                      ->  ""  (postings)
     e <index name> \\0 <key>                                                ->  JSON entry
     m <name>                                                                ->  table metadata
+    x <row>                                                                 ->  ""  (the row exists)
+
+Writes are blind where the versioning model allows: the version is part of the key, so a put
+never needs to read the old value. Only a row that already exists (its ``x`` marker, a point
+lookup that RocksDB's bloom filters answer without I/O for a new row) is scanned, to drop the
+versions its policy no longer keeps in the same batch. :meth:`RowStore.write` puts many rows, index
+entries and postings in one write batch (one log append), which is how the collection writes.
 
 Inverting the timestamp makes the newest version of a cell sort first, so "latest" and "as of T"
 are one forward seek. Secondary indexes (URL hash, DOCNO) map to row keys; postings map a term
@@ -38,13 +45,13 @@ from collections.abc import Collection as Container
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from trawl.errors import MissingDependency, StoreError
 
-__all__ = ["CODECS", "FamilyPolicy", "Table", "decode_value", "encode_value"]
+__all__ = ["CODECS", "FamilyPolicy", "Mutation", "RowStore", "Table", "decode_value", "encode_value"]
 
 _MAX_TS = (1 << 64) - 1
 _SEP = b"\x00"
@@ -55,7 +62,9 @@ _TAG_ZSTD_DICT = b"\x02"
 #: per-family value codecs
 CODECS = ("json", "zstd", "zstd-dict")
 _BLOCK_SIZE = 32 << 10  # uncompressed bytes per RocksDB data block: pages of one host share blocks
-_LOCKS = 64
+#: set in a table whose every row has its ``x`` marker (made by this version): only then may a
+#: write skip the scan of a row whose marker is absent
+_MARKED = b"mrow-markers"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +103,9 @@ def _ts_from(raw: bytes) -> int:
 
 
 def _enc(part: str) -> bytes:
-    data = part.encode("utf-8", "surrogatepass")
-    if _SEP in data:
+    if "\x00" in part:  # UTF-8 has a NUL byte only for U+0000
         raise StoreError(f"key part {part!r} contains a NUL byte")
-    return data
+    return part.encode("utf-8", "surrogatepass")
 
 
 def _dec(part: bytes) -> str:
@@ -126,7 +134,145 @@ def decode_value(raw: bytes) -> Any:
     return orjson.loads(raw)
 
 
-class Table:
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """One row's mutations, applied atomically: ``put`` ``{family: {qualifier: value}}`` at ``ts``,
+    ``delete`` ``(family, qualifier)`` cells (``qualifier`` None: the whole family), and
+    ``postings`` ``{index: terms}`` that add the row to each term's posting list."""
+
+    row: str
+    ts: int
+    put: Mapping[str, Mapping[str, Any]] | None = None
+    delete: Sequence[tuple[str, str | None]] = ()
+    postings: Mapping[str, Iterable[str]] | None = None
+
+
+class RowStore:
+    """What :class:`Table` and :class:`~trawl.store.tablets.TabletTable` share: the writing API,
+    built on one primitive, :meth:`write`, and the reading API each implements.
+
+    Callers (the collection, dedup, the crawler) use this API and do not care whether the rows
+    live in one RocksDB directory or in tablets.
+    """
+
+    read_only: bool = False
+
+    def write(
+        self,
+        mutations: Sequence[Mutation],
+        *,
+        indexes: Iterable[tuple[str, str, str]] = (),
+        entries: Iterable[tuple[str, str, Any]] = (),
+    ) -> None:
+        """Apply ``mutations`` (each row atomically) and put ``(index, key, row)`` index entries
+        and ``(index, key, value)`` JSON entries, with as few log appends as possible."""
+        raise NotImplementedError
+
+    def mutate_row(
+        self,
+        row: str,
+        ts: int,
+        *,
+        put: Mapping[str, Mapping[str, Any]] | None = None,
+        delete: Iterable[tuple[str, str | None]] = (),
+        postings: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """Apply one row's mutations atomically: all of them reach the table, or none does.
+
+        ``put``: ``{family: {qualifier: value}}`` written at ``ts``. ``delete``: ``(family,
+        qualifier)`` removes every version of that cell, ``(family, None)`` the whole family.
+        ``postings``: ``{index: terms}`` adds this row to each term's posting list. Versions
+        beyond each family's policy are deleted in the same batch.
+        """
+        self.write([Mutation(row, ts, put, tuple(delete), postings)])
+
+    def put_row(
+        self,
+        row: str,
+        cells: Mapping[str, Mapping[str, Any]],
+        ts: int,
+        *,
+        postings: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically."""
+        self.write([Mutation(row, ts, cells, (), postings)])
+
+    def put_rows(
+        self, rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]]]], ts: int, *, batch_rows: int = 1000
+    ) -> int:
+        """Bulk load: write many rows, ``batch_rows`` at a time in one write each; returns how many.
+
+        Each row is applied exactly as :meth:`put_row` would (the version policy included); rows of
+        a batch are acknowledged together when it is written.
+        """
+        batch: list[Mutation] = []
+        n = 0
+        for row, cells in rows:
+            batch.append(Mutation(row, ts, cells))
+            n += 1
+            if len(batch) >= batch_rows:
+                self.write(batch)
+                batch = []
+        if batch:
+            self.write(batch)
+        return n
+
+    def put_index(self, index: str, key: str, row: str) -> None:
+        self.write([], indexes=[(index, key, row)])
+
+    def put_entry(self, index: str, key: str, value: Any) -> None:
+        """Store a JSON ``value`` under ``(index, key)``: small lookup records beside the rows."""
+        self.write([], entries=[(index, key, value)])
+
+    # the reading API, implemented by both
+    def lookup(self, index: str, key: str) -> str | None:
+        raise NotImplementedError
+
+    def get_entry(self, index: str, key: str) -> Any:
+        raise NotImplementedError
+
+    def postings(self, index: str, term: str) -> list[str]:
+        raise NotImplementedError
+
+    def get_row(
+        self, row: str, *, as_of: int | None = None, families: Container[str] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def get_cell(self, row: str, family: str, qualifier: str, *, as_of: int | None = None) -> Any:
+        raise NotImplementedError
+
+    def versions_of(self, row: str, family: str, qualifier: str) -> list[tuple[int, Any]]:
+        raise NotImplementedError
+
+    def rows(self, prefix: str = "") -> Iterator[str]:
+        raise NotImplementedError
+
+    def scan(
+        self,
+        start: str = "",
+        end: str | None = None,
+        *,
+        prefix: str = "",
+        as_of: int | None = None,
+        families: Container[str] | None = None,
+    ) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        raise NotImplementedError
+
+    def compact(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __contains__(self, row: str) -> bool:
+        raise NotImplementedError
+
+
+class Table(RowStore):
     """A versioned, column-family table in one RocksDB directory.
 
     ``versions`` maps a family to how many versions of each cell to keep; ``policies`` gives
@@ -172,6 +318,7 @@ class Table:
         options.set_compression_options(-14, zstd_level, 0, 0)
         block = BlockBasedOptions()
         block.set_block_size(block_bytes)
+        block.set_bloom_filter(10, False)  # a new row's marker lookup costs no I/O
         options.set_block_based_table_factory(block)
         try:
             if read_only:
@@ -183,9 +330,24 @@ class Table:
         self._write_options = WriteOptions()
         self._write_options.sync = sync
         self._closed = False
-        self._locks = [threading.Lock() for _ in range(_LOCKS)]
+        self._lock = threading.RLock()
         self._compressors: dict[str, Any] = {}
         self._decompressors: dict[int, Any] = {}
+        # rows may skip the policy scan only in a table marked from its first write on
+        self._markers = self._db.get(_MARKED) is not None
+        if not self._markers and not read_only and next(self._scan(b"r"), None) is None:
+            self._db.put(_MARKED, b"1", self._write_options)
+            self._markers = True
+
+    @property
+    def marked(self) -> bool:
+        """Whether every row has its existence marker (tables made since blind writes)."""
+        return self._markers
+
+    def unmark(self) -> None:
+        """Forget the markers' guarantee (rows copied in from an unmarked table lack them)."""
+        self._db.delete(_MARKED, self._write_options)
+        self._markers = False
 
     def policy(self, family: str) -> FamilyPolicy:
         return self.policies.get(family) or _DEFAULT_POLICY
@@ -261,65 +423,95 @@ class Table:
             yield key, it
             it.next()
 
-    def _lock(self, row: str) -> threading.Lock:
-        return self._locks[hash(row) % _LOCKS]
-
     # -- writing -------------------------------------------------------------------------------
 
-    def mutate_row(
+    def write(
         self,
-        row: str,
-        ts: int,
+        mutations: Sequence[Mutation],
         *,
-        put: Mapping[str, Mapping[str, Any]] | None = None,
-        delete: Iterable[tuple[str, str | None]] = (),
-        postings: Mapping[str, Iterable[str]] | None = None,
+        indexes: Iterable[tuple[str, str, str]] = (),
+        entries: Iterable[tuple[str, str, Any]] = (),
     ) -> None:
-        """Apply one row's mutations atomically: all of them reach the table, or none does.
+        """All of ``mutations``, ``indexes`` and ``entries`` in one atomic write batch.
 
-        ``put``: ``{family: {qualifier: value}}`` written at ``ts``. ``delete``: ``(family,
-        qualifier)`` removes every version of that cell, ``(family, None)`` the whole family.
-        ``postings``: ``{index: terms}`` adds this row to each term's posting list. Versions
-        beyond each family's policy are deleted in the same batch, found by one scan over the
-        row (a new row costs one seek).
+        A row that comes twice starts a new batch (its policy scan must see its earlier version),
+        so only then is the whole not one batch; each row always is.
         """
         from rocksdict import WriteBatch  # noqa: PLC0415
 
         if self.read_only:
             raise StoreError(f"the table at {str(self.path)!r} is open read-only")
-        batch = WriteBatch(raw_mode=True)
-        with self._lock(row):
-            self._add_mutation(batch, row, ts, put=put, delete=delete, postings=postings)
-            self._db.write(batch, self._write_options)
+        with self._lock:
+            batch = WriteBatch(raw_mode=True)
+            seen: set[str] = set()
+            known: list[Any] = [True] * len(mutations)
+            if self._markers and len(mutations) > 1:  # one multi-get for every row's marker
+                known = list(cast(Iterable[Any], self._db.get([b"x" + _enc(m.row) for m in mutations])))
+            for m, marker in zip(mutations, known, strict=True):
+                new = marker is None
+                if m.row in seen:
+                    self._db.write(batch, self._write_options)
+                    batch = WriteBatch(raw_mode=True)
+                    seen.clear()
+                    new = False  # written just now: look again
+                seen.add(m.row)
+                self._add_mutation(
+                    batch, m.row, m.ts, put=m.put, delete=m.delete, postings=m.postings, new=new
+                )
+            for index, key, row in indexes:
+                batch.put(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"), _enc(row))
+            for index, key, value in entries:
+                batch.put(b"e" + _enc(index) + _SEP + _enc(key), orjson.dumps(value))
+            if batch.len():
+                self._db.write(batch, self._write_options)
 
     def put_rows(
         self, rows: Iterable[tuple[str, Mapping[str, Mapping[str, Any]]]], ts: int, *, batch_rows: int = 1000
     ) -> int:
-        """Bulk load: write many rows, ``batch_rows`` at a time in one atomic batch each.
+        """Bulk load, as :meth:`RowStore.put_rows`, with the new rows' keys built in one tight loop
+        (no per-row mutation objects): the path that makes a bulk load keep up with SQLite."""
+        chunk: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = []
+        n = 0
+        for item in rows:
+            chunk.append(item)
+            if len(chunk) >= batch_rows:
+                n += self._put_chunk(chunk, ts)
+                chunk = []
+        if chunk:
+            n += self._put_chunk(chunk, ts)
+        return n
 
-        Each row is applied exactly as :meth:`put_row` would (the version policy included); what
-        is saved is the write call per row (a write-ahead-log append each). A row repeated within
-        a batch starts a new batch, so its policy scan sees its earlier version. Returns the number
-        of rows written; rows of a batch are acknowledged together when it is written.
-        """
+    def _put_chunk(self, chunk: list[tuple[str, Mapping[str, Mapping[str, Any]]]], ts: int) -> int:
         from rocksdict import WriteBatch  # noqa: PLC0415
 
         if self.read_only:
             raise StoreError(f"the table at {str(self.path)!r} is open read-only")
-        batch = WriteBatch(raw_mode=True)
-        pending: set[str] = set()
-        n = 0
-        for row, cells in rows:
-            if row in pending or len(pending) >= batch_rows:
-                self._db.write(batch, self._write_options)
-                batch = WriteBatch(raw_mode=True)
-                pending.clear()
-            self._add_mutation(batch, row, ts, put=cells, delete=(), postings=None)
-            pending.add(row)
-            n += 1
-        if pending:
+        keys = [_enc(row) for row, _ in chunk]
+        if not self._markers or len(set(keys)) != len(keys):  # a row twice: the general path
+            self.write([Mutation(row, ts, cells) for row, cells in chunk])
+            return len(chunk)
+        tsb = _ts_bytes(ts)
+        families: dict[str, tuple[bytes, bool]] = {}
+        with self._lock:
+            known = cast(Iterable[Any], self._db.get([b"x" + k for k in keys]))
+            batch = WriteBatch(raw_mode=True)
+            put = batch.put
+            for (row, cells), key, marker in zip(chunk, keys, known, strict=True):
+                if marker is not None:  # an existing row: its policy may drop old versions
+                    self._add_mutation(batch, row, ts, put=cells, delete=(), postings=None)
+                    continue
+                rkey = b"r" + key + _SEP
+                for family, columns in cells.items():
+                    fam = families.get(family)
+                    if fam is None:
+                        fam = families[family] = (_enc(family) + _SEP, self.policy(family).codec == "json")
+                    fkey = rkey + fam[0]
+                    for qualifier, value in columns.items():
+                        packed = encode_value(value) if fam[1] else self._encode(family, value)
+                        put(fkey + _enc(qualifier) + _SEP + tsb, packed)
+                put(b"x" + key, b"")
             self._db.write(batch, self._write_options)
-        return n
+        return len(chunk)
 
     def _add_mutation(
         self,
@@ -330,10 +522,29 @@ class Table:
         put: Mapping[str, Mapping[str, Any]] | None,
         delete: Iterable[tuple[str, str | None]],
         postings: Mapping[str, Iterable[str]] | None,
+        new: bool = False,
     ) -> None:
-        """Add one row's mutations, and the deletes its version policy calls for, to ``batch``."""
+        """Add one row's mutations, and the deletes its version policy calls for, to ``batch``.
+
+        ``new``: the caller already found the row's marker absent.
+        """
         rkey = b"r" + _enc(row) + _SEP
         tsb = _ts_bytes(ts)
+        if put and not delete and self._markers:
+            marker = b"x" + rkey[1:-1]
+            if new or self._db.get(marker) is None:  # a new row: blind puts, nothing to read or drop
+                for fam, columns in put.items():
+                    fkey = rkey + _enc(fam) + _SEP
+                    plain = self.policy(fam).codec == "json"
+                    for qual, value in columns.items():
+                        packed = encode_value(value) if plain else self._encode(fam, value)
+                        batch.put(fkey + _enc(qual) + _SEP + tsb, packed)
+                batch.put(marker, b"")
+                for index, terms in (postings or {}).items():
+                    ikey = b"p" + _enc(index) + _SEP
+                    for term in terms:
+                        batch.put(ikey + _enc(term) + _SEP + _enc(row), b"")
+                return
         keep: dict[bytes, FamilyPolicy] = {}
         gone_cells: set[bytes] = set()
         gone_families: set[bytes] = set()
@@ -355,7 +566,11 @@ class Table:
             for term in terms:
                 batch.put(ikey + _enc(term) + _SEP + _enc(row), b"")
         existing: dict[bytes, list[bytes]] = {}
-        if keep or gone_cells or gone_families:
+        marker = b"x" + rkey[1:-1]
+        known = not self._markers or self._db.get(marker) is not None
+        if not known and (keep or gone_cells or gone_families):
+            batch.put(marker, b"")  # a new row: nothing to drop, no scan (the blind write)
+        elif keep or gone_cells or gone_families:
             for key, _ in self._scan(rkey):
                 cell = key[:-8]
                 if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
@@ -375,39 +590,20 @@ class Table:
             for old in drop:
                 batch.delete(cell + old)
 
-    def put_row(
-        self,
-        row: str,
-        cells: Mapping[str, Mapping[str, Any]],
-        ts: int,
-        *,
-        postings: Mapping[str, Iterable[str]] | None = None,
-    ) -> None:
-        """Write ``{family: {qualifier: value}}`` for ``row`` at timestamp ``ts``, atomically."""
-        self.mutate_row(row, ts, put=cells, postings=postings)
-
     def delete_row(self, row: str) -> None:
         """Remove every cell of ``row`` (index entries pointing at it are left to their owners)."""
         from rocksdict import WriteBatch  # noqa: PLC0415
 
         batch = WriteBatch(raw_mode=True)
-        with self._lock(row):
+        with self._lock:
             for key, _ in self._scan(b"r" + _enc(row) + _SEP):
                 batch.delete(key)
+            batch.delete(b"x" + _enc(row))
             self._db.write(batch, self._write_options)
-
-    def put_index(self, index: str, key: str, row: str) -> None:
-        self._db.put(
-            b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"), _enc(row), self._write_options
-        )
 
     def lookup(self, index: str, key: str) -> str | None:
         raw = self._db.get(b"i" + _enc(index) + _SEP + key.encode("utf-8", "surrogatepass"))
         return None if raw is None else _dec(bytes(raw))
-
-    def put_entry(self, index: str, key: str, value: Any) -> None:
-        """Store a JSON ``value`` under ``(index, key)``: small lookup records beside the rows."""
-        self._db.put(b"e" + _enc(index) + _SEP + _enc(key), orjson.dumps(value), self._write_options)
 
     def get_entry(self, index: str, key: str) -> Any:
         raw = self._db.get(b"e" + _enc(index) + _SEP + _enc(key))
@@ -462,8 +658,17 @@ class Table:
     def versions_of(self, row: str, family: str, qualifier: str) -> list[tuple[int, Any]]:
         """Every stored version of one cell, newest first, as (timestamp, value)."""
         cell = b"r" + _enc(row) + _SEP + _enc(family) + _SEP + _enc(qualifier) + _SEP
+        policy = self.policy(family)
+        out: list[tuple[int, Any]] = []
         # qualifiers hold no NUL, so every key under `cell` is cell + 8 timestamp bytes
-        return [(_ts_from(key[-8:]), self._decode(family, bytes(it.value()))) for key, it in self._scan(cell)]
+        for key, it in self._scan(cell):
+            ts = _ts_from(key[-8:])
+            if len(out) >= policy.versions or (
+                out and policy.max_age_us is not None and ts < out[0][0] - policy.max_age_us
+            ):
+                break  # past the policy: not yet collected (a write to the cell or a sweep drops it)
+            out.append((ts, self._decode(family, bytes(it.value()))))
+        return out
 
     def rows(self, prefix: str = "") -> Iterator[str]:
         """Row keys in order, optionally only those starting with ``prefix`` (a host's SURT)."""
@@ -534,7 +739,8 @@ class Table:
     # -- maintenance -----------------------------------------------------------------------------
 
     def collect_garbage(self, now_us: int | None = None) -> int:
-        """Apply every family's age policy to the whole table; returns how many versions went.
+        """Apply every family's policy (versions and age) to the whole table; returns how many
+        versions went.
 
         Writes apply the policy to the cells they touch; this sweeps cells nobody rewrote. The
         newest version of a cell is always kept.
@@ -545,16 +751,25 @@ class Table:
         batch = WriteBatch(raw_mode=True)
         dropped = 0
         last_cell = b""
+        seen = 0
         for key, _ in self._scan(b"r"):
             cell = key[:-8]
             if cell == last_cell:
+                seen += 1
                 family = _dec(cell[cell.index(_SEP) + 1 :].split(_SEP, 1)[0])
                 policy = self.policy(family)
-                if policy.max_age_us is not None and _ts_from(key[-8:]) < now - policy.max_age_us:
+                if seen > policy.versions or (
+                    policy.max_age_us is not None and _ts_from(key[-8:]) < now - policy.max_age_us
+                ):
                     batch.delete(key)
                     dropped += 1
+                    if batch.len() >= 10_000:
+                        self._db.write(batch, self._write_options)
+                        batch = WriteBatch(raw_mode=True)
+            else:
+                seen = 1
             last_cell = cell
-        if dropped:
+        if batch.len():
             self._db.write(batch, self._write_options)
         return dropped
 

@@ -26,7 +26,7 @@ import os
 import shutil
 import threading
 from collections.abc import Collection as Container
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from trawl.errors import StoreError
-from trawl.store.table import FamilyPolicy, Table
+from trawl.store.table import FamilyPolicy, Mutation, RowStore, Table
 
 __all__ = ["TabletInfo", "TabletTable"]
 
@@ -54,8 +54,9 @@ class TabletInfo:
         return self.start <= row and (self.end is None or row < self.end)
 
 
-class TabletTable:
-    """A :class:`Table` split into tablets by row range; the same reading and writing API.
+class TabletTable(RowStore):
+    """A :class:`Table` split into tablets by row range; the same reading and writing API
+    (:class:`~trawl.store.table.RowStore`, which both implement).
 
     ``split_bytes``: a tablet whose estimated size passes this after a write is split at its
     median row (checked every ``check_every`` writes, because the estimate costs a property read).
@@ -174,39 +175,36 @@ class TabletTable:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def mutate_row(
+    def write(
         self,
-        row: str,
-        ts: int,
+        mutations: Sequence[Mutation],
         *,
-        put: Mapping[str, Mapping[str, Any]] | None = None,
-        delete: Iterable[tuple[str, str | None]] = (),
-        postings: Mapping[str, Iterable[str]] | None = None,
+        indexes: Iterable[tuple[str, str, str]] = (),
+        entries: Iterable[tuple[str, str, Any]] = (),
     ) -> None:
-        """One row's mutations, atomically, in the tablet that holds the row (as :meth:`Table.mutate_row`)."""
+        """Each tablet's rows in one batch of that tablet, then the postings, indexes and entries
+        in one batch of the meta table: a crash between the two leaves rows without their index
+        entries (rewritten by an idempotent re-run), never an index entry to a missing row."""
         with self._write_lock:
-            info = self.tablet_for(row)
-            self._table(info).mutate_row(row, ts, put=put, delete=delete)
-            if postings:
-                # postings live in the meta table; written after the row, so a crash between the
-                # two leaves a row without its postings, never a posting to nothing
-                self._meta.mutate_row(row, 0, postings=postings)
-            n = self._writes[info.id] = self._writes.get(info.id, 0) + 1
-            if n % self.check_every == 0:
-                self.maybe_split(info.id)
-
-    def put_row(
-        self,
-        row: str,
-        cells: Mapping[str, Mapping[str, Any]],
-        ts: int,
-        *,
-        postings: Mapping[str, Iterable[str]] | None = None,
-    ) -> None:
-        self.mutate_row(row, ts, put=cells, postings=postings)
-
-    def put_index(self, index: str, key: str, row: str) -> None:
-        self._meta.put_index(index, key, row)
+            by_tablet: dict[str, tuple[TabletInfo, list[Mutation]]] = {}
+            meta: list[Mutation] = []
+            for m in mutations:
+                info = self.tablet_for(m.row)
+                by_tablet.setdefault(info.id, (info, []))[1].append(
+                    Mutation(m.row, m.ts, m.put, m.delete) if m.postings else m
+                )
+                if m.postings:
+                    meta.append(Mutation(m.row, 0, postings=m.postings))
+            for info, batch in by_tablet.values():
+                self._table(info).write(batch)
+            indexes, entries = list(indexes), list(entries)
+            if meta or indexes or entries:
+                self._meta.write(meta, indexes=indexes, entries=entries)
+            for info, batch in by_tablet.values():
+                before = self._writes.get(info.id, 0)
+                n = self._writes[info.id] = before + len(batch)
+                if n // self.check_every != before // self.check_every:
+                    self.maybe_split(info.id)
 
     def lookup(self, index: str, key: str) -> str | None:
         return self._meta.lookup(index, key)
@@ -257,6 +255,9 @@ class TabletTable:
             rt = Table(self._dir(right), versions=self.versions, policies=self.policies)
             try:
                 _copy_raw(old, lt, rt, cut)
+                if not old.marked:  # rows of an older table have no markers: keep scanning them
+                    lt.unmark()
+                    rt.unmark()
                 lt.flush()
                 rt.flush()
             except BaseException:
@@ -367,6 +368,12 @@ class TabletTable:
         for table in list(self._open.values()):
             table.flush()
         self._meta.flush()
+
+    def compact(self) -> None:
+        """Flush and compact every tablet and the meta table (measuring on-disk size)."""
+        for info in self._map:
+            self._table(info).compact()
+        self._meta.compact()
 
     def close(self) -> None:
         with self._open_lock:

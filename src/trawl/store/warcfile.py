@@ -8,9 +8,16 @@ This module is the one place that knows how a WARC record's bytes map to a ``Doc
   recovers from bad input) and :func:`read_record_at` (random access into the collection) both
   call them, so there is a single parser. It lives here, in the bottom ``store`` layer, because
   ``acquire`` may depend on ``store`` but not the other way round.
-* :class:`WarcFileWriter` writes WARC/1.1 files with one gzip member per record, so that
-  a :class:`~trawl.document.WarcPointer` (file, offset, compressed length) reaches exactly one
-  record with one seek and one read, as Common Crawl's index does.
+* :class:`WarcFileWriter` writes WARC/1.1 files with one gzip member (or one zstd frame) per
+  record, so that a :class:`~trawl.document.WarcPointer` (file, offset, compressed length) reaches
+  exactly one record with one seek and one read, as Common Crawl's index does.
+
+zstd files (``.warc.zst``, codec ``zstd``) may compress a record against a *reference*: the bytes
+of an earlier record of the same site used as a raw-content zstd dictionary (pages of one site
+share their templates, so the second page of a site costs a fraction of the first). Reading such
+a record needs that reference (:func:`read_record_at`'s ``dictionary``); the collection keeps,
+per site, the pointer of its reference record, and each row names the reference it was written
+with. A frame written without a reference decompresses with any zstd tool.
 
 Header values are decoded as UTF-8 (WARC/1.1 allows it), falling back to ISO-8859-1 for HTTP
 headers that are not valid UTF-8, so that no byte is lost.
@@ -32,13 +39,14 @@ from http import HTTPStatus
 from itertools import repeat
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final, Self, cast
+from typing import IO, Any, Final, Self, cast
 
 from trawl.document import Document, WarcPointer, utcnow
-from trawl.errors import RecordNotFound, StoreError, WarcFormatError, quote_bytes
+from trawl.errors import MissingDependency, RecordNotFound, StoreError, WarcFormatError, quote_bytes
 
 __all__ = [
     "IDENTICAL_PAYLOAD",
+    "WARC_CODECS",
     "WarcFileWriter",
     "WarcRecordError",
     "block_length",
@@ -51,6 +59,8 @@ __all__ = [
     "parse_warc_date",
     "parse_warc_head",
     "payload_digest",
+    "raw_dictionary",
+    "read_frame",
     "read_record_at",
     "record_document",
     "record_payload",
@@ -85,6 +95,10 @@ _CANONICAL: Final = {
 }
 _HTTP_TYPES: Final = frozenset({"response", "revisit", "request"})
 _GZIP_MAGIC: Final = b"\x1f\x8b"
+_ZSTD_MAGIC: Final = b"\x28\xb5\x2f\xfd"
+#: how a WARC file's records are compressed: one gzip member each, one zstd frame each, or none
+WARC_CODECS: Final = ("gzip", "zstd", "none")
+_COMPRESSORS_KEPT: Final = 32  # zstd compressors with a reference dictionary kept ready (one per site)
 _MAX_HEAD: Final = 1 << 20  # a WARC or HTTP header block larger than this is not a header
 # arguments for dict(map(str.split, lines, _SEP, _ONE)): "Name: value" lines split in C
 _split: Final = str.split
@@ -397,6 +411,49 @@ def _gunzip_member(data: bytes, where: str) -> tuple[bytes, int]:
     return out, len(data) - len(inflater.unused_data)
 
 
+def _zstandard() -> Any:
+    try:
+        import zstandard  # noqa: PLC0415 - only zstd-compressed WARC files need it
+    except ImportError as exc:
+        raise MissingDependency("zstandard", "zstd", "zstd-compressed WARC files") from exc
+    return zstandard
+
+
+def raw_dictionary(reference: bytes) -> Any:
+    """A zstd raw-content dictionary made of ``reference`` (an earlier record's bytes)."""
+    zstd = _zstandard()
+    return zstd.ZstdCompressionDict(reference, dict_type=zstd.DICT_TYPE_RAWCONTENT)
+
+
+def _unzstd_frame(data: bytes, where: str, dictionary: bytes | None) -> tuple[bytes, int]:
+    """Decompress the zstd frame at the start of ``data``; returns (record bytes, frame length)."""
+    zstd = _zstandard()
+    decompressor = zstd.ZstdDecompressor(dict_data=raw_dictionary(dictionary) if dictionary else None)
+    inflater = decompressor.decompressobj()
+    try:
+        out = inflater.decompress(data)
+    except zstd.ZstdError as exc:
+        hint = "" if dictionary else " (a record compressed against a reference needs that reference)"
+        raise WarcFormatError(f"{where}: corrupt zstd frame ({exc}){hint}") from exc
+    if not inflater.eof:
+        raise WarcFormatError(f"{where}: zstd frame is truncated after {len(data)} bytes")
+    return out, len(data) - len(inflater.unused_data)
+
+
+def read_frame(path: Path, offset: int, length: int, *, dictionary: bytes | None = None) -> bytes:
+    """The uncompressed bytes of the one zstd frame at ``offset`` (``dictionary``: its reference)."""
+    where = f"{os.fspath(path)}@{offset}"
+    try:
+        with Path(path).open("rb") as fh:
+            fh.seek(offset)
+            data = fh.read(length)
+    except OSError as exc:
+        raise RecordNotFound(f"{where}: cannot read WARC file: {exc.strerror or exc}") from exc
+    if len(data) < length:
+        raise RecordNotFound(f"{where}: pointer length {length} runs past the end of the file")
+    return _unzstd_frame(data, where, dictionary)[0]
+
+
 def _parse_one(data: bytes, where: str, source: str) -> Document:
     """Parse the single record that ``data`` starts with (no framing recovery: a pointer is exact)."""
     if not data.startswith(b"WARC/1."):
@@ -419,8 +476,12 @@ def _parse_one(data: bytes, where: str, source: str) -> Document:
     return record_document(headers, fields, record_payload(fields, data[start : start + length]), source)
 
 
-def read_record_at(path: Path, offset: int, length: int | None = None) -> Document:
+def read_record_at(
+    path: Path, offset: int, length: int | None = None, *, dictionary: bytes | None = None
+) -> Document:
     """Read the one record that starts at ``offset`` of the WARC file ``path``.
+
+    ``dictionary``: for a zstd record written against a reference, that reference's bytes.
 
     With ``length`` (the pointer's length) this is one seek and one read of exactly that many
     bytes; without it, the member (or plain record) is read until it ends. Only that record is
@@ -466,6 +527,22 @@ def read_record_at(path: Path, offset: int, length: int | None = None) -> Docume
             if length is not None and used != length:
                 raise WarcFormatError(
                     f"{where}: pointer length {length} does not match the gzip member ({used} bytes)"
+                )
+        elif data.startswith(_ZSTD_MAGIC):
+            if length is None:  # read on until the frame ends
+                while True:
+                    try:
+                        _unzstd_frame(data, where, dictionary)
+                        break
+                    except WarcFormatError as exc:
+                        more = fh.read(max(65536, len(data))) if "truncated" in str(exc) else b""
+                        if not more:
+                            break
+                        data += more
+            record, used = _unzstd_frame(data, where, dictionary)
+            if length is not None and used != length:
+                raise WarcFormatError(
+                    f"{where}: pointer length {length} does not match the zstd frame ({used} bytes)"
                 )
         else:
             record = data
@@ -539,14 +616,15 @@ _REVISIT_FIELDS: Final = ("WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-R
 _IDENTICAL_PAYLOAD: Final = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 #: the WARC-Profile of a revisit record whose payload is identical to the record it refers to
 IDENTICAL_PAYLOAD: Final = _IDENTICAL_PAYLOAD
-_FILE_RE_TEMPLATE: Final = r"^{prefix}-\d{{14}}-(\d{{5,}})\.warc(?:\.gz)?$"
+_FILE_RE_TEMPLATE: Final = r"^{prefix}-\d{{14}}-(\d{{5,}})\.warc(?:\.gz|\.zst)?$"
 
 
 class WarcFileWriter:
-    """Writes documents as WARC/1.1 records, one gzip member each, rotating files by size.
+    """Writes documents as WARC/1.1 records, one gzip member (or zstd frame) each, rotating files by size.
 
     Each file starts with a ``warcinfo`` record and is named
-    ``{prefix}-{YYYYmmddHHMMSS}-{serial:05d}.warc.gz``; the serial continues after the highest one
+    ``{prefix}-{YYYYmmddHHMMSS}-{serial:05d}.warc.gz`` (``.warc.zst`` with the ``zstd`` codec,
+    ``.warc`` uncompressed); the serial continues after the highest one
     already in ``directory`` and files are created exclusively, so existing files are never
     overwritten or appended to. A new file is started once the current one reaches
     ``max_bytes``. :meth:`write` returns the :class:`WarcPointer` of the record; call
@@ -557,6 +635,10 @@ class WarcFileWriter:
     (HTTP headers only, keeping ``WARC-Refers-To*`` and ``WARC-Profile``); anything else →
     ``resource`` with ``declared_type`` as its Content-Type. Digests are SHA-1 in base32, as
     warcio and Common Crawl write them.
+
+    ``codec`` (``gzip``, ``zstd`` or ``none``; default from ``compress``) and ``level`` (zlib or
+    zstd level) choose the compression. With ``zstd``, :meth:`write` takes an optional
+    ``dictionary``: an earlier record's bytes (:attr:`last_record`) to compress this one against.
     """
 
     def __init__(
@@ -568,11 +650,25 @@ class WarcFileWriter:
         compress: bool = True,
         software: str = "trawl/0.1.0",
         level: int = 6,
+        codec: str | None = None,
     ) -> None:
+        codec = codec if codec is not None else ("gzip" if compress else "none")
+        if codec not in WARC_CODECS:
+            raise StoreError(f"unknown WARC codec {codec!r}: choose one of {', '.join(WARC_CODECS)}")
+        if codec == "zstd":
+            _zstandard()
+            if not 1 <= level <= 22:
+                raise StoreError(f"zstd level {level} is outside 1..22")
+        elif not 0 <= level <= 9:
+            raise StoreError(f"zlib level {level} is outside 0..9")
+        self.codec = codec
         self.directory = Path(directory)
         self.prefix = prefix
         self.max_bytes = max_bytes
-        self.compress = compress
+        self.compress = codec != "none"
+        #: the uncompressed bytes of the record written last (a candidate reference for its site)
+        self.last_record = b""
+        self._zstd: dict[str, Any] = {}
         self.software = software
         self.level = level
         self._fh: IO[bytes] | None = None
@@ -596,14 +692,35 @@ class WarcFileWriter:
         """Names (relative to ``directory``) of the files this writer created, in order."""
         return list(self._files)
 
-    def _pack(self, record: bytes) -> bytes:
-        if not self.compress:
+    def _pack(self, record: bytes, dictionary: bytes | None = None, key: str = "") -> bytes:
+        if self.codec == "none":
             return record
+        if self.codec == "zstd":
+            return bytes(self._zstd_compressor(dictionary, key).compress(record))
         packer = zlib.compressobj(self.level, zlib.DEFLATED, 31)
         return packer.compress(record) + packer.flush()
 
+    def _zstd_compressor(self, dictionary: bytes | None, key: str) -> Any:
+        """A compressor per reference, kept for the sites written most recently (digesting a
+        reference costs more than compressing a small page against it)."""
+        key = key if dictionary else ""
+        compressor = self._zstd.pop(key, None)
+        if compressor is None:
+            zstd = _zstandard()
+            cdict = None
+            if dictionary:
+                cdict = raw_dictionary(dictionary)
+                cdict.precompute_compress(level=self.level)
+            compressor = zstd.ZstdCompressor(
+                level=self.level, dict_data=cdict, write_checksum=True, write_content_size=True
+            )
+            if len(self._zstd) >= _COMPRESSORS_KEPT:
+                self._zstd.pop(next(iter(self._zstd)))
+        self._zstd[key] = compressor  # most recently used last
+        return compressor
+
     def _open_next(self) -> IO[bytes]:
-        ext = ".warc.gz" if self.compress else ".warc"
+        ext = {"gzip": ".warc.gz", "zstd": ".warc.zst", "none": ".warc"}[self.codec]
         while True:
             stamp = utcnow().strftime("%Y%m%d%H%M%S")
             name = f"{self.prefix}-{stamp}-{self._serial:05d}{ext}"
@@ -635,9 +752,10 @@ class WarcFileWriter:
         self._emit(_record_bytes(headers, info))
         return fh
 
-    def _emit(self, record: bytes) -> WarcPointer:
+    def _emit(self, record: bytes, dictionary: bytes | None = None, key: str = "") -> WarcPointer:
         assert self._fh is not None
-        member = self._pack(record)
+        member = self._pack(record, dictionary, key)
+        self.last_record = record
         offset = self._size
         try:
             self._fh.write(member)
@@ -695,15 +813,24 @@ class WarcFileWriter:
         lines += [f"{_clean(name)}: {_clean(value)}" for name, value in doc.http_headers]
         return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
 
-    def write(self, doc: Document) -> WarcPointer:
-        """Append ``doc`` as one record and return where it is (file name, offset, length)."""
+    def write(
+        self, doc: Document, *, dictionary: bytes | None = None, dictionary_key: str = ""
+    ) -> WarcPointer:
+        """Append ``doc`` as one record and return where it is (file name, offset, length).
+
+        ``dictionary`` (zstd only): compress the record against these bytes (an earlier record of
+        the same site, :attr:`last_record`); ``dictionary_key`` names it, so its digested form is
+        reused. Reading the record back then needs the same bytes.
+        """
         if self._closed:
             raise StoreError("WarcFileWriter is closed; open a new one to write more records")
+        if dictionary and self.codec != "zstd":
+            raise StoreError(f"a reference dictionary needs the zstd codec, not {self.codec!r}")
         if self._fh is None or self._size >= self.max_bytes:
             self._close_file()
             self._open_next()
         headers, block = self._headers_and_block(doc)
-        return self._emit(_record_bytes(headers, block))
+        return self._emit(_record_bytes(headers, block), dictionary, dictionary_key)
 
     def flush(self) -> None:
         """Push buffered records to the OS, so pointers into the open file can be read."""
