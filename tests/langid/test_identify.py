@@ -90,6 +90,22 @@ def test_close_relatives_are_an_explicit_ambiguity() -> None:
     assert result.ambiguous[1] in {lab for lab, _ in result.alternatives}
 
 
+def test_relatives_decision_is_not_overconfident() -> None:
+    # identical in all three: the relatives group's calibrator caps the score (0.88 before it)
+    ident = get_identifier("default")
+    assert isinstance(ident, DefaultIdentifier)
+    text = "Svi su pred zakonom jednaki"
+    result = ident.identify(text)
+    assert result.score < 0.7
+    best, feats, *_ = ident.raw(text)
+    capped = ident.group_score(best, feats)
+    assert capped is not None
+    assert result.score <= capped + 1e-9
+    # a decision outside any group is left to the overall calibrator
+    best, feats, *_ = ident.raw("Everyone has the right to education.")
+    assert ident.group_score(best, feats) is None
+
+
 def test_scores_and_alternatives_are_probabilities() -> None:
     result = identify("Ein kurzer Satz")
     assert 0.0 <= result.score <= 1.0

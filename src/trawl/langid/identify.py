@@ -19,7 +19,10 @@ The **default** identifier (:class:`DefaultIdentifier`):
    (the runner-up keeps ≥ :data:`AMBIGUOUS_SHARE` of it) the result names both in ``ambiguous``;
 4. a text most of whose longer n-grams the winner never saw is in no language the model knows:
    ``und``, with the best guess among the alternatives;
-5. the score is calibrated (:mod:`trawl.langid.calibration`): P(the label is right).
+5. the score is calibrated (:mod:`trawl.langid.calibration`): P(the label is right). When the
+   relatives' pair models made the decision, it is at most what a calibrator fitted on that
+   group's decisions alone gives (:meth:`DefaultIdentifier.group_score`): the overall calibrator
+   sees few relatives among 350 languages and trusted a wide margin to every *other* language.
 """
 
 # ruff: noqa: RUF002 -- multilingual text, typographic dashes and math symbols are meant
@@ -198,6 +201,10 @@ class DefaultIdentifier:
         self.group_of = {label: g for g in self.groups for label in g.labels}
         cal = shipped.get("calibration", {}).get("default")
         self.calibrator = Calibrator(cal["weights"]) if cal else None
+        self.group_calibrators: dict[str, Calibrator] = {}
+        for key, gcal in shipped.get("calibration", {}).get("groups", {}).items():
+            for label in key.split():
+                self.group_calibrators[label] = Calibrator(gcal["weights"])
         # Supported text sees more of its n-grams the longer it is; the per-band quantiles are
         # noisy, so the floors are made non-decreasing with length.
         self.coverage_floors: list[tuple[float, float]] = []
@@ -309,8 +316,24 @@ class DefaultIdentifier:
             math.log1p(ev.n),
             coverage,
             single,
+            1.0 if len(in_group) > 1 else 0.0,
         ]
         return best, feats, ranked, ambiguous, script
+
+    @staticmethod
+    def group_features(feats: list[float]) -> list[float]:
+        """What a relatives group's calibrator reads: the pair models' log-odds for the winner
+        (from its share of the group) and the number of features."""
+        p_in = min(math.exp(feats[3]), 1.0 - 1e-9)
+        return [1.0, feats[3] - math.log1p(-p_in), feats[4]]
+
+    def group_score(self, best: str, feats: list[float]) -> float | None:
+        """P(right) of a decision among relatives by their group's calibrator (None: the pair
+        models did not decide, or the group has no calibrator)."""
+        cal = self.group_calibrators.get(best)
+        if cal is None or not feats[7]:
+            return None
+        return cal(self.group_features(feats))
 
     def identify(self, text: str) -> LangResult:
         cleaned, reason = clean_text(text)
@@ -319,7 +342,11 @@ class DefaultIdentifier:
         best, feats, ranked, ambiguous, script = self.raw(cleaned)
         if best == UND:
             return _und("unknown-script", self.name, script=script)
-        score = self.calibrator(feats) if self.calibrator else 0.5
+        # (a calibrator fitted before the in-group flag existed reads the first seven features)
+        score = self.calibrator(feats[: len(self.calibrator.weights)]) if self.calibrator else 0.5
+        capped = self.group_score(best, feats)
+        if capped is not None:
+            score = min(score, capped)
         alternatives = _spread(ranked, score)
         if feats[5] < self._floor(feats[4]) and not feats[6] and script not in _UNSPACED:
             low = min(score, 0.1)

@@ -8,6 +8,11 @@ depends on the count alone, so the model stores only the counts as a sparse matr
 over its n-grams, plus the unseen-n-gram log-probability times the number of n-grams of each
 length. That is fast enough for tens of thousands of short texts a second and small enough to
 ship (the counts compress to a few MB).
+
+A language may have several classes, one per script it was trained in (Bosnian, Serbian,
+Malay, Uzbek… have a Latin and a Cyrillic or Arabic UDHR file): in one pooled distribution the
+other script's n-grams take half the probability mass, so every Latin n-gram of Bosnian looked
+half as likely as Croatian's. A language's score is that of its best class.
 """
 
 # ruff: noqa: RUF002, RUF003 -- multilingual text, typographic dashes and math symbols are meant
@@ -72,10 +77,12 @@ class Evidence(NamedTuple):
 
 @dataclass
 class NaiveBayesModel:
-    """Counts of n-grams per language, with what scoring needs precomputed.
+    """Counts of n-grams per class, with what scoring needs precomputed.
 
     ``vocab`` maps an n-gram to its row; ``indptr``/``langs``/``counts`` are the rows in CSR
-    form; ``totals[k, l]`` is the number of features of kind k (length k+1, or words) seen for language ``l``.
+    form (``langs`` holds class indices); ``totals[k, c]`` is the number of features of kind k
+    (length k+1, or words) seen for class ``c``; ``class_of[c]`` is the index in ``labels`` of
+    the language class ``c`` belongs to (None: one class per language, in ``labels`` order).
     """
 
     labels: list[str]
@@ -85,8 +92,16 @@ class NaiveBayesModel:
     counts: npt.NDArray[np.float64]
     totals: FloatArray
     alpha: float = 0.5
+    class_of: npt.NDArray[np.int64] | None = None
 
     def __post_init__(self) -> None:
+        if self.class_of is None:
+            self.class_of = np.arange(len(self.labels), dtype=np.int64)
+        members: dict[int, list[int]] = {}
+        for c, li in enumerate(self.class_of.tolist()):
+            members.setdefault(li, []).append(c)
+        self._first = np.array([members[li][0] for li in range(len(self.labels))], dtype=np.int64)
+        self._several = [(li, np.array(cs)) for li, cs in members.items() if len(cs) > 1]
         lengths = np.zeros(ORDERS, dtype=np.float64)
         for gram in self.vocab:
             lengths[_order(gram)] += 1
@@ -96,13 +111,22 @@ class NaiveBayesModel:
 
     @classmethod
     def train(
-        cls, texts: Mapping[str, Sequence[str]], alpha: float = 0.5, min_count: int = 1
+        cls,
+        texts: Mapping[str, Sequence[str]],
+        alpha: float = 0.5,
+        min_count: int = 1,
+        label_of: Mapping[str, str] | None = None,
     ) -> NaiveBayesModel:
-        """Count the n-grams of each language's texts; n-grams seen fewer than ``min_count``
-        times in a language are dropped from that language (they then score as unseen)."""
-        labels = sorted(texts)
-        per_lang = [count_features(texts[label]) for label in labels]
-        totals = np.zeros((ORDERS, len(labels)), dtype=np.float64)
+        """Count the n-grams of each class's texts; n-grams seen fewer than ``min_count``
+        times in a class are dropped from it (they then score as unseen). ``label_of`` maps a
+        class to its language (default: each key of ``texts`` is a language)."""
+        classes = sorted(texts)
+        of = label_of or {c: c for c in classes}
+        labels = sorted({of[c] for c in classes})
+        index = {label: i for i, label in enumerate(labels)}
+        class_of = np.array([index[of[c]] for c in classes], dtype=np.int64)
+        per_lang = [count_features(texts[c]) for c in classes]
+        totals = np.zeros((ORDERS, len(classes)), dtype=np.float64)
         rows: dict[str, list[tuple[int, int]]] = {}
         for li, counts in enumerate(per_lang):
             for gram, c in counts.items():
@@ -126,6 +150,7 @@ class NaiveBayesModel:
             np.array(cnts, dtype=np.float64),
             totals,
             alpha,
+            class_of,
         )
 
     def log_likelihoods(self, text: str) -> tuple[FloatArray, int]:
@@ -136,9 +161,20 @@ class NaiveBayesModel:
     def evidence(self, text: str) -> Evidence:
         """Log-likelihoods, the feature count, and per language how many of the text's n-grams
         of length ≥ 3 it has seen (``seen / n_long`` is the coverage that tells an unsupported
-        language or gibberish from a supported one)."""
+        language or gibberish from a supported one). A language with several classes gets the
+        scores and coverage of its best."""
+        ev = self._class_evidence(text)
+        if not self._several:
+            return ev
+        scores, seen = ev.scores[self._first], ev.seen[self._first]
+        for li, cs in self._several:
+            best = cs[int(np.argmax(ev.scores[cs]))]
+            scores[li], seen[li] = ev.scores[best], ev.seen[best]
+        return Evidence(scores, ev.n, seen, ev.n_long)
+
+    def _class_evidence(self, text: str) -> Evidence:
         grams = features(text)
-        labels = len(self.labels)
+        labels = len(self.totals[0])
         if not grams:
             return Evidence(np.zeros(labels), 0, np.zeros(labels), 0)
         keys = list(grams)
@@ -183,6 +219,7 @@ class NaiveBayesModel:
             counts=np.minimum(self.counts, 65535).astype(np.uint16),
             totals=self.totals,
             alpha=np.array(self.alpha),
+            class_of=np.asarray(self.class_of, dtype=np.uint16),
         )
         return buf.getvalue()
 
@@ -199,4 +236,5 @@ class NaiveBayesModel:
             z["counts"].astype(np.float64),
             z["totals"].astype(np.float64),
             float(z["alpha"]),
+            z["class_of"].astype(np.int64) if "class_of" in z.files else None,
         )
