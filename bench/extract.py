@@ -294,18 +294,27 @@ def _table(
     """Markdown table lines (P, R, F1 overall and per page type, pages/s of CPU) and the counts."""
     first = rows[next(iter(chosen))]
     types = sorted({t for _, t, _, _ in first})
-    head = "| method | P | R | F1 | " + " | ".join(f"F1 {t}" for t in types) + " | pages/s (CPU) |"
-    lines = [head, "|---" * (5 + len(types)) + "|"]
+    # CPU time relative to trafilatura's on the same pages in the same run, when it ran: the
+    # ratio, unlike pages/s, holds on a loaded machine.
+    base = rows.get("trafilatura") if "trafilatura" in chosen else None
+    base_cpu = sum(c for _, _, _, c in base) if base else 0.0
+    ratio_head = " speed vs trafilatura |" if base_cpu else ""
+    head = (
+        "| method | P | R | F1 | " + " | ".join(f"F1 {t}" for t in types) + " | pages/s (CPU) |" + ratio_head
+    )
+    lines = [head, "|---" * (5 + len(types) + bool(base_cpu)) + "|"]
     for name in chosen:
         got = rows[name]
         overall = mean_scores([s for _, _, s, _ in got])
         per = [mean_scores([s for _, t, s, _ in got if t == ty]).f1 for ty in types]
         cpu = sum(c for _, _, _, c in got)
         rate = len(got) / cpu if cpu else float("inf")
+        ratio = f" {base_cpu / cpu:.2f} |" if base_cpu and cpu else (" - |" if base_cpu else "")
         lines.append(
             f"| {name} | {overall.precision:.3f} | {overall.recall:.3f} | **{overall.f1:.3f}** | "
             + " | ".join(f"{v:.3f}" for v in per)
             + f" | {rate:,.0f} |"
+            + ratio
         )
     counts = " · ".join(f"{t}: {sum(1 for _, x, _, _ in first if x == t)}" for t in types)
     return lines, counts

@@ -18,7 +18,9 @@ more than the rest of the walk.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
@@ -175,6 +177,25 @@ def hint_bits(names: str) -> int:
     return bits
 
 
+#: Marker strings by element number, made once for all pages (an f-string per marker costs more).
+_OPEN_MARKS: list[str] = []
+_CLOSE_MARKS: list[str] = []
+_MAX_MARKS = 100_000  # beyond this many block elements (rare pages), formatted per element
+
+
+_MARKS_LOCK = threading.Lock()
+
+
+def _grow_marks(n: int) -> None:
+    """Extend the marker tables past ``n`` (up to ``_MAX_MARKS``). Under a lock, and the close
+    marker appended after the open one: a reader that sees ``len(_CLOSE_MARKS) > n`` in another
+    thread finds both strings of element ``n`` in place."""
+    with _MARKS_LOCK:
+        for i in range(len(_CLOSE_MARKS), min(max(2 * n, 4096), _MAX_MARKS)):
+            _OPEN_MARKS.append(f"\x00{i}[")
+            _CLOSE_MARKS.append(f"\x00{i}]")
+
+
 _MARK = re.compile("\x00(\\d+)([\\[\\]])")
 _LINK_OPEN = "\x01"
 _LINK_CLOSE = "\x02"
@@ -241,6 +262,7 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
     semantic = _SEMANTIC
     cache = _hint_cache
     anchor, breaks, invisible_ids, noscript = _ANCHOR_ID, _BREAK_IDS, _INVISIBLE_IDS, _NOSCRIPT_ID
+    opens, closes = _OPEN_MARKS, _CLOSE_MARKS
     # One walk over the elements: a tag-id test per element is far cheaper than one CSS or
     # strip_tags pass per tag name. Everything per element is inlined (this loop is the hot path).
     for node in body.traverse():
@@ -249,8 +271,14 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
         if tag is not None:
             if tag_id == _BODY_ID:
                 continue
-            node.insert_before(f"\x00{n}[")
-            node.insert_after(f"\x00{n}]")
+            if n >= len(closes):
+                _grow_marks(n)
+            if n < len(closes):
+                node.insert_before(opens[n])
+                node.insert_after(closes[n])
+            else:
+                node.insert_before(f"\x00{n}[")
+                node.insert_after(f"\x00{n}]")
             tags.append(tag)
             bits = semantic.get(tag, 0)
             attrs = node.attributes
@@ -282,7 +310,7 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
                 continue
             if remove_hidden:
                 attrs = node.attributes
-                maybe = "style" in attrs or "hidden" in attrs or "aria-hidden" in attrs
+                maybe = bool(attrs) and ("style" in attrs or "hidden" in attrs or "aria-hidden" in attrs)
                 if maybe and _is_hidden(attrs):
                     hidden.append(node)
     for node in invisible:
@@ -304,7 +332,7 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
     elements.append(Element("body", -1, 0, hints[0], hints[0]))
     blocks = page.blocks
     stack = [0]
-    seen = {0}
+    push, pop = stack.append, stack.pop
     offset = 0
     # Indexes in the marker are traversal order; elements are renumbered in marker order, which is
     # the same order unless lexbor moved nodes, so map them.
@@ -312,38 +340,40 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
     groups = ANCESTOR_GROUPS
     n_tags = len(tags)
     top = 0
-    for k in range(0, len(parts), 3):
-        if k:
-            num = int(parts[k - 2])
-            if parts[k - 1] == "[":
-                if num not in seen:
-                    seen.add(num)
-                    pe = elements[top]
-                    h = hints[num] if num < n_tags else 0
-                    index[num] = len(elements)
-                    g = groups.get(pe.tag)
-                    elements.append(
-                        Element(
-                            tags[num] if num < n_tags else "div",
-                            top,
-                            pe.depth + 1,
-                            h,
-                            pe.ancestor_hints | h,
-                            0,
-                            0,
-                            pe.inside if g is None else pe.inside | (1 << g),
-                        )
+    link_text = _LINK_TEXT.findall
+    # ``parts`` is text, (number, bracket, text)*: walked as triples, the leading text first.
+    it = iter(parts)
+    for num_s, kind, text_s in chain((("", "", next(it)),), zip(it, it, it, strict=True)):
+        if kind == "[":
+            num = int(num_s)
+            at = index.get(num)
+            if at is None:
+                pe = elements[top]
+                h = hints[num] if num < n_tags else 0
+                at = index[num] = len(elements)
+                g = groups.get(pe.tag)
+                elements.append(
+                    Element(
+                        tags[num] if num < n_tags else "div",
+                        top,
+                        pe.depth + 1,
+                        h,
+                        pe.ancestor_hints | h,
+                        0,
+                        0,
+                        pe.inside if g is None else pe.inside | (1 << g),
                     )
-                top = index.get(num, 0)
-                stack.append(top)
-            elif len(stack) > 1:
-                stack.pop()
-                top = stack[-1]
-        text = parts[k]
-        if not text or text.isspace():
+                )
+            top = at
+            push(top)
+        elif kind and len(stack) > 1:
+            pop()
+            top = stack[-1]
+        if not text_s or text_s.isspace():
             continue  # most segments: the whitespace between two tags
+        text = text_s
         if "\x01" in text:
-            link_words = sum([len(m.split()) for m in _LINK_TEXT.findall(text)])
+            link_words = sum([len(m.split()) for m in link_text(text)])
             text = text.replace(_LINK_OPEN, "").replace(_LINK_CLOSE, "")
         else:
             link_words = 0

@@ -195,10 +195,12 @@ def stage1_matrix(page: PageBlocks) -> Any:
     tag_code = np.array([codes.setdefault(e.tag, len(codes)) for e in elements], dtype=np.int64)
     parent = cols.parent
     # Same-tag siblings: elements sharing (parent, tag).
-    key = parent * 256 + tag_code
-    key[0] = -1
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    sib = counts[inverse].astype(np.float64)
+    # (One bincount over parent * n_codes + tag code, the body left out: it has no siblings.)
+    n_codes = len(codes)
+    key = parent * n_codes + tag_code
+    sib_counts = np.bincount(key[1:], minlength=int(key.max()) + 1)
+    sib = sib_counts[key].astype(np.float64)
+    sib[0] = 1.0
     group_of_code = np.array([_TAG_GROUPS.get(t, 7) for t in codes], dtype=np.int64)
     group = group_of_code[tag_code]
     depth = np.array([e.depth for e in elements], dtype=np.float64)
@@ -210,12 +212,17 @@ def stage1_matrix(page: PageBlocks) -> Any:
     texts = [b.text for b in blocks]
     el, w, lw = cols.el, cols.w, cols.lw
     start = np.array([b.start for b in blocks], dtype=np.float64)
-    length = np.array([len(t) for t in texts], dtype=np.float64)
-    punct = np.array(
-        [t.count(".") + t.count(",") + t.count(";") + t.count("?") + t.count("!") for t in texts],
-        dtype=np.float64,
-    )
-    ends = np.array([t[-1] in ".!?:" for t in texts], dtype=np.float64)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    length = lengths.astype(np.float64)
+    # Punctuation counts and last characters from the code points of all texts at once (one
+    # joined string, one comparison per character class) rather than five str.count per block.
+    chars = np.frombuffer("\n".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    ends_at = np.cumsum(lengths + 1) - 1  # one past each text's last character
+    is_punct = (chars == 46) | (chars == 44) | (chars == 59) | (chars == 63) | (chars == 33)  # .,;?!
+    cum_punct = np.concatenate(([0], np.cumsum(is_punct)))
+    punct = (cum_punct[ends_at] - cum_punct[ends_at - lengths]).astype(np.float64)
+    last = chars[ends_at - 1]
+    ends = ((last == 46) | (last == 33) | (last == 63) | (last == 58)).astype(np.float64)  # .!?:
     upper = np.array([t[0].isupper() for t in texts], dtype=np.float64)
     counts_t = Counter(texts)
     repeated = np.array([counts_t[t] > 1 for t in texts], dtype=np.float64)
@@ -284,11 +291,9 @@ def stage1_matrix(page: PageBlocks) -> Any:
     is_heading = group[el] == 0
     state = 0.0
     seen_content_heading = 0.0
-    search = _BOILER.search
-    for i in np.flatnonzero((w <= 12) | is_heading).tolist():
-        t = texts[i]
-        if w[i] <= 12 and search(t.lower()) is not None:
-            boiler[i] = 1.0
+    hits = [i for i in np.flatnonzero(w <= 12).tolist() if _names_boilerplate(texts[i])]
+    if hits:
+        boiler[hits] = 1.0
     heads = np.flatnonzero(is_heading).tolist()
     for j, i in enumerate(heads):
         state = boiler[i]
@@ -303,7 +308,8 @@ def stage1_matrix(page: PageBlocks) -> Any:
     # Repeated units: blocks inside one of three or more same-tag sibling containers that each
     # hold a few sentences — the posts of a thread, the comments under an article, the teasers
     # of a related list. Which of these they are depends on what precedes them (stage 2).
-    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & np.isin(tag_code, _unit_codes())
+    unit_of_code = np.array([t in _UNIT_TAGS for t in codes], dtype=bool)
+    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & unit_of_code[tag_code]
     unit[0] = False
     unit_l = unit.tolist()
     parents_l = parent.tolist()
@@ -315,8 +321,18 @@ def stage1_matrix(page: PageBlocks) -> Any:
     return x
 
 
-def _unit_codes() -> Any:
-    return np.array([_TAG_CODES.setdefault(t, len(_TAG_CODES)) for t in _UNIT_TAGS], dtype=np.int64)
+_boiler_cache: dict[str, bool] = {}
+
+
+def _names_boilerplate(text: str) -> bool:
+    """Whether a short block's text matches :data:`_BOILER`; cached per text, since menus,
+    "Share" and "Read more" lines recur on every page of a site."""
+    hit = _boiler_cache.get(text)
+    if hit is None:
+        if len(_boiler_cache) > 100_000:
+            _boiler_cache.clear()
+        hit = _boiler_cache[text] = _BOILER.search(text.lower()) is not None
+    return hit
 
 
 def container_of(page: PageBlocks, p1: Any) -> tuple[int, Any]:

@@ -1,0 +1,88 @@
+"""The speed paths of the block walk and the stage-1 features give what the plain code gives.
+
+The marker strings come from a table made once (formatted per element past its size), the
+punctuation counts and last characters from the code points of all block texts at once, the
+boilerplate-phrase test from a cache per text: each is checked here against the direct
+computation, on text with non-ASCII and astral characters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from trawl.extract import blocks, features
+from trawl.extract.blocks import parse_blocks
+from trawl.extract.features import _BOILER, STAGE1_NAMES, stage1_matrix
+
+_TEXTS = [
+    "Ein Absatz mit Umlauten: ä, ö, ü; und Fragen?",
+    "Emoji 😀 mitten drin, und am Ende!",
+    "Related posts",
+    "\u017ftrange long s. «Guillemets» — dash:",
+    "Share",
+    "日本語の文章です。句読点、違う",
+    "a b c",
+]
+
+
+def _page_markup() -> str:
+    items = "".join(f"<li>{t}</li>" for t in _TEXTS)
+    paras = "".join(f"<p>{t} <a href='/x'>link {i}</a></p>" for i, t in enumerate(_TEXTS))
+    return f"<html><body><nav><ul>{items}</ul></nav><article>{paras}</article></body></html>"
+
+
+def test_markers_past_the_table_give_the_same_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    markup = "<body>" + "".join(f"<div><p>para {i} text</p></div>" for i in range(300)) + "</body>"
+    expected = parse_blocks(markup)
+    # Fresh, small tables: elements past 50 get formatted markers.
+    monkeypatch.setattr(blocks, "_MAX_MARKS", 50)
+    monkeypatch.setattr(blocks, "_OPEN_MARKS", [])
+    monkeypatch.setattr(blocks, "_CLOSE_MARKS", [])
+    got = parse_blocks(markup)
+    assert [(b.text, b.element, b.words) for b in got.blocks] == [
+        (b.text, b.element, b.words) for b in expected.blocks
+    ]
+    assert [(e.tag, e.parent, e.depth) for e in got.elements] == [
+        (e.tag, e.parent, e.depth) for e in expected.elements
+    ]
+    assert len(got.blocks) == 300
+    assert len(blocks._CLOSE_MARKS) == 50
+
+
+def test_punctuation_sentence_end_and_boiler_columns_match_the_direct_formulas() -> None:
+    page = parse_blocks(_page_markup())
+    texts = [b.text for b in page.blocks]
+    assert any(ord(c) > 0xFFFF for t in texts for c in t)  # an astral character is in play
+    x = stage1_matrix(page)
+    w = np.array([b.words for b in page.blocks], dtype=np.float64)
+    punct = np.array([sum(t.count(c) for c in ".,;?!") for t in texts], dtype=np.float64)
+    ends = np.array([t[-1] in ".!?:" for t in texts], dtype=np.float64)
+    col = STAGE1_NAMES.index
+    assert np.array_equal(x[:, col("punct_density")], np.minimum(punct / w, 1.0))
+    assert np.array_equal(x[:, col("ends_sentence")], ends)
+    boiler = np.array(
+        [
+            float(b.words <= 12 and _BOILER.search(t.lower()) is not None)
+            for b, t in zip(page.blocks, texts, strict=True)
+        ]
+    )
+    features._boiler_cache.clear()
+    assert np.array_equal(stage1_matrix(page)[:, col("boiler_phrase")], boiler)
+    assert boiler.sum() >= 2  # "Related posts", "Share"
+    # Cached answers are the same answers.
+    assert np.array_equal(stage1_matrix(page)[:, col("boiler_phrase")], boiler)
+
+
+def test_same_tag_sibling_counts() -> None:
+    page = parse_blocks(_page_markup())
+    x = stage1_matrix(page)
+    elements = page.elements
+    counts: dict[tuple[int, str], int] = {}
+    for e in elements[1:]:
+        counts[(e.parent, e.tag)] = counts.get((e.parent, e.tag), 0) + 1
+    sib = [
+        1 if b.element == 0 else counts[(elements[b.element].parent, elements[b.element].tag)]
+        for b in page.blocks
+    ]
+    assert np.allclose(x[:, STAGE1_NAMES.index("same_tag_siblings")], np.log(np.array(sib, dtype=np.float64)))
