@@ -25,6 +25,10 @@ from trawl.crawl.job import crawl
 from trawl.store.collection import Collection
 from trawl.testweb import LogEntry, ServerThread, TestWeb, TestWebServer
 
+# main-content extraction and language tagging (on by default, ~20 ms a page) are judged in their
+# own tests; here, where the crawl is judged, pages are converted only
+PLAIN = ["extract.enabled=false", "langid.enabled=false"]
+
 
 def _by_host(log: list[LogEntry]) -> dict[str, list[LogEntry]]:
     out: dict[str, list[LogEntry]] = defaultdict(list)
@@ -80,10 +84,13 @@ def test_politeness_from_the_server_log() -> None:
     assert result.stats.get("fetch/backoff/429") >= 1
 
 
-def test_hostile_hosts_are_bounded_counted_and_survived(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["http", "aiohttp"])
+def test_hostile_hosts_are_bounded_counted_and_survived(tmp_path: Path, transport: str) -> None:
+    """Both transports (trawl's HTTP/1.1 client, the default, and aiohttp) survive every hostile host."""
     web = TestWeb(3, hosts=3, pages=4, special=True, change_rates=(0.0,))
     with ServerThread(web) as server:
         settings = CrawlSettings(
+            transport=transport,
             min_delay=0.0,
             delay_factor=0.0,
             concurrency=32,
@@ -96,7 +103,7 @@ def test_hostile_hosts_are_bounded_counted_and_survived(tmp_path: Path) -> None:
             resolve=tuple(server.resolve_rules()),
         )
         t0 = time.monotonic()
-        small = ["decode.max_body_bytes=4194304", "ingest.max_record_bytes=4194304"]
+        small = ["decode.max_body_bytes=4194304", "ingest.max_record_bytes=4194304", *PLAIN]
         with Collection.create(tmp_path / "c", overrides=small) as coll:
             result = crawl(web.seeds(), coll, settings)
             rows = {r.url for r in coll.records() if r.capture}
@@ -159,6 +166,8 @@ def _check_request_response_pairs(files: list[Path]) -> None:
 def _crawl_cmd(out: Path, rules: list[str], *extra: str) -> list[str]:
     cmd = [sys.executable, "-c", "import sys; from trawl.cli.main import main; sys.exit(main())", "crawl"]
     cmd += ["-o", str(out), "--no-progress", "--json", *extra]
+    for option in PLAIN:
+        cmd += ["--set", option]
     for rule in rules:
         cmd += ["--resolve", rule]
     return cmd
@@ -171,8 +180,8 @@ def test_kill_9_and_resume_loses_nothing_and_stores_nothing_twice(tmp_path: Path
         rules = server.resolve_rules()
         # the reference: one uninterrupted crawl
         ref = tmp_path / "ref"
-        settings = CrawlSettings(min_delay=0.0, delay_factor=0.0, resolve=tuple(rules))
-        with Collection.create(ref) as coll:
+        settings = CrawlSettings(min_delay=0.0, delay_factor=0.0, resolve=tuple(rules), store_workers=0)
+        with Collection.create(ref, overrides=PLAIN) as coll:
             crawl(web.seeds(), coll, settings)
             expected = {r.url for r in coll.records() if r.capture}
             _check_request_response_pairs(coll.warc_files())
@@ -235,8 +244,9 @@ def test_shards_partition_hosts_and_route_urls(tmp_path: Path, shards: int) -> N
                     resolve=tuple(server.resolve_rules()),
                     shard=i,
                     shards=shards,
+                    store_workers=0,  # six short crawls: the pipeline in the loop (no worker start-up)
                 )
-                with Collection.create(out) as coll:
+                with Collection.create(out, overrides=PLAIN) as coll:
                     crawl(
                         web.seeds(),
                         coll,
@@ -256,9 +266,14 @@ def test_resume_recovers_pages_stored_but_not_committed(tmp_path: Path) -> None:
     never reached the frontier are recognised on resume, not fetched again, their links replayed."""
     web = TestWeb(9, hosts=2, pages=4, special=False, change_rates=(0.0,))
     with ServerThread(web) as server:
-        settings = CrawlSettings(min_delay=0.0, delay_factor=0.0, resolve=tuple(server.resolve_rules()))
+        settings = CrawlSettings(
+            min_delay=0.0,
+            delay_factor=0.0,
+            resolve=tuple(server.resolve_rules()),
+            store_workers=1,  # convert and store in one worker process
+        )
         out = tmp_path / "c"
-        with Collection.create(out) as coll:
+        with Collection.create(out, overrides=PLAIN) as coll:
             crawl(web.seeds(), coll, settings)
         db = out / "frontier" / "crawl.sqlite"
         with sqlite3.connect(db) as con:
@@ -276,3 +291,40 @@ def test_resume_recovers_pages_stored_but_not_committed(tmp_path: Path) -> None:
     assert len(lost) == 5
     assert result.stats.get("resume/recovered-pages") == 5
     assert not refetched & set(lost)
+
+
+def test_worker_processes_store_what_the_loop_stores(tmp_path: Path) -> None:
+    """The ingest pipeline (extraction and language tags included) in two worker processes (the
+    default) or inside the event loop (one worker: the resume test above): the same pages, the
+    same stored links, request records paired, and no worker left behind."""
+    web = TestWeb(13, hosts=2, pages=4, special=False, change_rates=(0.0,))
+    stored: dict[int, dict[str, list[str]]] = {}
+    with ServerThread(web) as server:
+        for workers in (2, 0):
+            settings = CrawlSettings(
+                min_delay=0.0,
+                delay_factor=0.0,
+                resolve=tuple(server.resolve_rules()),
+                store_workers=workers,
+            )
+            # the in-loop run converts only (links do not depend on extraction): one model load less
+            overrides = [] if workers else PLAIN
+            with Collection.create(tmp_path / f"w{workers}", overrides=overrides) as coll:
+                result = crawl(web.seeds(), coll, settings)
+                stored[workers] = {
+                    r.url: sorted(str(d.get("url")) for d in r.cells.get("links", {}).get("out", []))
+                    for r in coll.records()
+                    if r.capture
+                }
+                _check_request_response_pairs(coll.warc_files())
+            assert result.stats.get("store/records") >= result.pages
+            if workers:  # the ingest pipeline, run by the workers too: main content, language tags
+                assert result.stats.prefix("extract/method/") and result.stats.prefix("langid/lang/")
+    assert stored[2] == stored[0] and len(stored[0]) > 5
+    ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True, check=False).stdout
+    mine = [
+        line
+        for line in ps.splitlines()
+        if "trawl.crawl.storeproc" in line and line.split()[0] == str(os.getpid())
+    ]
+    assert not mine

@@ -158,3 +158,71 @@ def test_focus_prefers_on_topic_links() -> None:
     on = scorer.link_score("How a honeybee swarm chooses a hive", "http://a.test/bees", 0.8)
     off = scorer.link_score("Night trains return", "http://a.test/trains", 0.1)
     assert on > off
+
+
+def test_normal_form_fast_path_agrees_with_the_long_way() -> None:
+    import re
+
+    from trawl.crawl import urlnorm
+
+    urls = [
+        "http://h0.test/p/1.html",
+        "http://h0.test/p/1.html?print=1",
+        "http://h0.test:80/x",
+        "https://h0.test:443/x",
+        "http://h0.test:8080/x",
+        "http://h0.test/a/./b/../c",
+        "http://h0.test",
+        "http://h0.test?x",
+        "http://h0.test/?",
+        "http://h0.test/p?sid=1&a=2",
+        "http://h0.test/p?a=1&&b=2",
+        "http://h0.test/p?a=1&",
+        "https://a.b.c/~u/x.html?q=a:b@c",
+        "http://a.test/p?x=1#frag",
+        "http://a.test/p/..",
+        "http://a.test/p/.hidden",
+        "http://a.test/x?a=b?c",
+        "http://a.test/p;jsessionid=1",
+        "http://a.test/%7Eu",
+        "http://A.test/x",
+        "http://a.test./x",
+        "http://user@a.test/x",
+    ]
+    fast = [normalize_url(u) for u in urls]
+    simple = urlnorm._SIMPLE
+    try:
+        urlnorm._SIMPLE = re.compile("(?!)")  # never matches: every URL takes the long way
+        slow = [normalize_url(u) for u in urls]
+    finally:
+        urlnorm._SIMPLE = simple
+    assert fast == slow
+
+
+def test_fetch_only_link_extraction_matches_an_html_parser() -> None:
+    from urllib.parse import urljoin
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    from trawl.crawl.crawler import extract_links
+    from trawl.testweb import TestWeb
+
+    web = TestWeb(7, hosts=30, pages=12, special=False)
+    for host in ("h0.test", "h4.test", "h13.test"):  # UTF-8 and legacy encodings, meta and header
+        for target in ("/", "/p/3.html", "/p/8.html?print=1"):
+            body = web.respond(host, target, {}, 0.0).body
+            base = f"http://{host}{target}"
+            got = [(link.url, link.text) for link in extract_links(body, base)]
+            tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+            want = [
+                (urljoin(base, str(a.attributes.get("href"))), a.text(deep=True, strip=True))
+                for a in tree.css("a[href]")
+            ]
+            assert got == want
+    html = b"<a href=\"/x\">one <b>bold</b> &amp; more</a><A HREF='y.html'>y<a href=z>zz</a><a name=n>"
+    got = [(link.url, link.text) for link in extract_links(html, "http://a.test/d/p")]
+    assert got == [
+        ("http://a.test/x", "one bold & more"),
+        ("http://a.test/d/y.html", "y"),
+        ("http://a.test/d/z", "zz"),
+    ]

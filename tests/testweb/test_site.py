@@ -54,3 +54,17 @@ def test_server_serves_hosts_and_logs() -> None:
         assert status == 200 and b"<title>" in body
     hosts = [entry.host for entry in server.log]
     assert hosts[:2] == ["h0.test", "h3.test"] and len(server.log) == 6
+
+
+def test_prerendered_and_cached_pages_are_the_rendered_ones() -> None:
+    fresh = TestWeb(6, hosts=4, pages=6, special=False, change_rates=(0.0, 1.0))
+    cached = TestWeb(6, hosts=4, pages=6, special=False, change_rates=(0.0, 1.0))
+    assert cached.prerender(now=0.0) == 4 * 6 * 2
+    for now in (0.0, 30.0):  # at 30 s the pages of rate 1/s have changed: rendered anew, not stale
+        for target in ("/p/0.html", "/p/1.html", "/p/2.html?print=1"):
+            fresh._pages.clear()
+            a = fresh.respond("h2.test", target, {}, now)
+            b = cached.respond("h2.test", target, {}, now)
+            assert (a.status, a.headers, a.body) == (b.status, b.headers, b.body)
+    etag = dict(cached.respond("h1.test", "/p/1.html", {}, 30.0).headers)["ETag"]
+    assert cached.respond("h1.test", "/p/1.html", {"if-none-match": etag}, 30.0).status == 304

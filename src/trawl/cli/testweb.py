@@ -27,6 +27,11 @@ def register(sub: Any) -> None:
     p.add_argument("--plain", action="store_true", help="only ordinary hosts (no hostile ones)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=0, help="port (0: any free one)")
+    p.add_argument(
+        "--prerender",
+        action="store_true",
+        help="render every article page before listening, so serving costs a lookup (benchmarks)",
+    )
     p.add_argument("--log", type=Path, metavar="FILE", help="append every request to FILE as JSON lines")
     p.add_argument(
         "--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)"
@@ -36,6 +41,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     web = TestWeb(args.seed, hosts=args.hosts, pages=args.pages, special=not args.plain)
+    if args.prerender:
+        web.prerender()
     with ServerThread(web, args.address, args.port, args.log) as server:
         server.server.keep_log = False
         out = out_console()

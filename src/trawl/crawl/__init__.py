@@ -4,8 +4,11 @@ Modules, bottom up: :mod:`~trawl.crawl.urlnorm` (normal form, SURT, shards),
 :mod:`~trawl.crawl.seen` (the compact seen-URL set), :mod:`~trawl.crawl.robots` (RFC 9309),
 :mod:`~trawl.crawl.discovery` (sitemaps and feeds), :mod:`~trawl.crawl.revisit` (Poisson change
 rates), :mod:`~trawl.crawl.focus` (topic scores), :mod:`~trawl.crawl.frontier` (Mercator queues
-persisted in SQLite), :mod:`~trawl.crawl.transport` (the one-method network seam, aiohttp by
-default) and :mod:`~trawl.crawl.crawler` (workers, politeness, the pipeline into the collection).
+persisted in SQLite), :mod:`~trawl.crawl.transport` (the one-method network seam) with
+:mod:`~trawl.crawl.http11` (trawl's own HTTP/1.1 client, the default) and aiohttp behind it,
+:mod:`~trawl.crawl.aio` (uvloop when installed), :mod:`~trawl.crawl.storeproc` (the pipeline and
+the collection writes in worker processes) and :mod:`~trawl.crawl.crawler` (workers, politeness,
+the pipeline into the collection).
 """
 
 __all__: list[str] = []

@@ -26,6 +26,9 @@ Policies, in the order a URL meets them (each counts what it rejects as ``drop/<
 Every response (robots.txt, sitemaps and 3xx included) is written to the collection's WARC and
 table through :class:`~trawl.store.collection.CollectionWriter`, pages after the default
 pipeline (type sniffing, decoding, HTML/text conversion) so their text and out-links are stored.
+That work runs in worker processes (:mod:`trawl.crawl.storeproc`) while the loop goes on
+fetching; a page's visit waits for its answer (the links, once the page is written) but lets its
+host go as soon as the response is in, so politeness is timed from the response, not the parse.
 Sitemaps and feeds add their URLs; in revisit mode each page is queued again at an interval set
 from its estimated Poisson change rate (:mod:`trawl.crawl.revisit`); with focus terms the links
 are ordered by a topic score (:mod:`trawl.crawl.focus`).
@@ -36,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import html
 import re
 import time
 from collections import Counter
@@ -50,17 +54,21 @@ from urllib.parse import urljoin, urlsplit
 from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, parse_feed, parse_sitemap
 from trawl.crawl.focus import TopicScorer
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
+from trawl.crawl.http11 import HttpTransport
 from trawl.crawl.revisit import ChangeHistory, estimate_rate, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
+from trawl.crawl.storeproc import StoreJob, StoreOutcome, StoreWorker, process_job
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
 from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
 from trawl.crawl.warcreq import RequestRecorder, new_record_id
-from trawl.document import Document, Link
-from trawl.errors import ConfigError
+from trawl.document import Link
+from trawl.errors import ConfigError, StoreError
 from trawl.pipeline.base import RunContext, Step
 from trawl.pipeline.stats import Stats
 
-__all__ = ["CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
+__all__ = ["TRANSPORTS", "CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
+
+TRANSPORTS = ("http", "aiohttp")
 
 DEFAULT_TYPES = (
     "text/html",
@@ -123,6 +131,9 @@ class CrawlSettings:
     shards: int = 1
     resolve: tuple[str, ...] = ()
     store: bool = True  # False: fetch and extract links only (benchmarks)
+    transport: str = "http"  # "http": trawl's own HTTP/1.1 client (crawl/http11.py); "aiohttp"
+    # 2: convert and store in two worker processes; 1: both in one; 0: in the event loop
+    store_workers: int = 2
 
     def check(self) -> None:
         if self.concurrency < 1:
@@ -133,6 +144,12 @@ class CrawlSettings:
             )
         if self.min_delay < 0 or self.delay_factor < 0:
             raise ConfigError("crawl: delays cannot be negative")
+        if self.store_workers not in (0, 1, 2):
+            raise ConfigError(f"crawl: store workers must be 0, 1 or 2, not {self.store_workers}")
+        if self.transport not in TRANSPORTS:
+            raise ConfigError(
+                f"crawl: unknown transport {self.transport!r}; choose one of {', '.join(TRANSPORTS)}"
+            )
 
 
 @dataclass(slots=True)
@@ -164,29 +181,43 @@ class CrawlResult:
     stopped: str = "done"
 
 
-_LINK_RE = re.compile(rb"""<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+# ``<a ... href=...>text`` up to the next ``<a`` or ``</a>``, over the raw bytes: one compiled
+# pattern instead of an HTML parse (the fetch-only mode's link extraction; the full pipeline
+# parses the page with lexbor anyway and takes its links from there).
+_A_RE = re.compile(
+    rb"""<a\s[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+))[^>]*>([^<]*(?:<(?!/?a[\s>])[^<]*)*)""",
+    re.IGNORECASE,
+)
+_TAG_RE = re.compile(rb"<[^>]*>")
+_SPACE_RE = re.compile(r"\s+")
 
 
 def extract_links(body: bytes, base: str) -> list[Link]:
-    """Links of an HTML body for the fetch-only mode: one lexbor parse, ``<a href>`` resolved."""
-    from selectolax.lexbor import LexborHTMLParser  # noqa: PLC0415 - default dependency, heavy import
-
-    text = body.decode("utf-8", "replace")
-    tree = LexborHTMLParser(text)
+    """Links of an HTML body for the fetch-only mode: ``<a href>`` resolved against ``base``,
+    with their anchor text (tags removed, entities decoded, spaces collapsed)."""
     out = []
-    origin = base[: base.find("/", base.find("//") + 2)] if base.count("/") >= 3 else base
-    for node in tree.css("a[href]"):
-        href = node.attributes.get("href")
-        if not href:
+    slash = base.find("/", base.find("//") + 2)
+    origin = base[:slash] if slash >= 0 else base
+    for m in _A_RE.finditer(body):
+        raw = m.group(1) or m.group(2) or m.group(3) or b""
+        href = raw.decode("utf-8", "replace").strip()
+        if not href or href[0] == "#":
             continue
-        href = href.strip()
+        if "&" in href:
+            href = html.unescape(href)
         if href.startswith(("http://", "https://")):
             url = href
-        elif href.startswith("/") and not href.startswith("//") and "/." not in href:
+        elif href[0] == "/" and not href.startswith("//") and "/." not in href:
             url = origin + href  # the common root-relative link, without urljoin's general parse
         else:
             url = urljoin(base, href)
-        out.append(Link(url, node.text(deep=True, strip=True)))
+        text_b = m.group(4)
+        if b"<" in text_b:
+            text_b = _TAG_RE.sub(b" ", text_b)
+        text = text_b.decode("utf-8", "replace")
+        if "&" in text:
+            text = html.unescape(text)
+        out.append(Link(url, _SPACE_RE.sub(" ", text).strip()))
     return out
 
 
@@ -220,6 +251,7 @@ class Crawler:
         inbox_dir: Path | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         requests: RequestRecorder | None = None,
+        sink: StoreWorker | None = None,
     ) -> None:
         settings.check()
         self.settings = settings
@@ -249,6 +281,9 @@ class Crawler:
         self._outboxes: dict[int, Any] = {}
         self._source_prefix = f"crawl:{frontier.crawl_id}"
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
+        self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
+        self._visits = 0
+        self.sink = sink
 
     # -- admission -------------------------------------------------------------------------------
 
@@ -296,7 +331,7 @@ class Crawler:
         if cached is None:
             url = normalize_url(raw_url)
             key = url_key(url) if url is not None else 0
-            if len(self._norm_cache) >= 200_000:
+            if len(self._norm_cache) >= 50_000:
                 self._norm_cache.clear()  # a bounded memo: most links on a page were seen before
             self._norm_cache[raw_url] = (url, key)
         else:
@@ -307,7 +342,7 @@ class Crawler:
         if key in self.frontier.seen and hops == 0:
             self.stats.inc("discover/seen")
             return None
-        host = host_of(url)
+        host = self.frontier.host_name(host_of(url))
         reason = self._in_scope(url, host) or self._trap(url)
         if reason is None and self.settings.max_depth is not None and depth > self.settings.max_depth:
             reason = "depth"
@@ -453,7 +488,8 @@ class Crawler:
     async def run(self, seeds: Sequence[str] = ()) -> CrawlResult:
         s = self.settings
         if self.transport is None:
-            self.transport = AiohttpTransport(
+            kind = HttpTransport if s.transport == "http" else AiohttpTransport
+            self.transport = kind(
                 resolve=s.resolve,
                 user_agent=s.user_agent,
                 connect_timeout=s.connect_timeout,
@@ -464,6 +500,8 @@ class Crawler:
         self._t0 = time.monotonic()
         if self.frontier.resumed:
             self.recover()
+        if self.sink is not None:
+            await self.sink.open()  # after recovery: the worker takes the collection over now
         self.add_seeds(seeds)
         self.import_inbox()
         self.frontier.flush()
@@ -491,6 +529,8 @@ class Crawler:
                     last_inbox = now
                     self.import_inbox()
                 self._stop = self._stop or self._limit_reached()
+                if self.sink is not None and self.sink.failed:
+                    self._stop = "store-failed"
                 if self._stop:
                     break
                 if s.revisit:
@@ -519,6 +559,8 @@ class Crawler:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+            if self.sink is not None:
+                await self.sink.close()  # every page submitted is written before the last commit
             self.frontier.flush()
             for fh in self._outboxes.values():
                 fh.close()
@@ -544,6 +586,8 @@ class Crawler:
         return delay
 
     async def _visit(self, h: Host) -> None:
+        self._visits += 1
+        token = self._held[h.name] = self._visits
         try:
             s = self.settings
             now = time.monotonic()
@@ -562,9 +606,16 @@ class Crawler:
             if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
                 self._drop(entry, "trap/host-budget")
                 return
-            await self._fetch(h, entry)
+            await self._fetch(h, entry, token)
         finally:
+            self._let_go(h, token)
+
+    def _let_go(self, h: Host, token: int) -> None:
+        """The host's request is over: it may be handed out again (once per visit)."""
+        if self._held.get(h.name) == token:
+            del self._held[h.name]
             self.frontier.release(h)
+            self._wake.set()
 
     def _drop(self, e: Entry, reason: str, message: str = "") -> None:
         self.frontier.finish(e, DROPPED, reason)
@@ -633,7 +684,7 @@ class Crawler:
                     entries.append(e)
             self.stats.inc("discover/sitemaps", self.add_urls(entries))
 
-    async def _fetch(self, h: Host, e: Entry) -> None:
+    async def _fetch(self, h: Host, e: Entry, token: int = 0) -> None:
         s = self.settings
         headers: list[tuple[str, str]] = []
         if s.conditional and e.fetches > 0:
@@ -701,7 +752,14 @@ class Crawler:
             return
         e.etag = resp.header("ETag")
         e.modified = resp.header("Last-Modified")
-        links = self._process(e, resp)
+        self._let_go(h, token)  # the host may be asked again while this page is processed
+        try:
+            links = await self._process(e, resp)
+        except StoreError as exc:
+            if self.sink is not None and self.sink.failed:
+                raise  # the workers are gone: the URL stays queued for --resume
+            self._drop(e, "store/error", str(exc))  # this page broke the pipeline: counted, recorded
+            return
         if 300 <= status < 400:
             location = resp.header("Location")
             if location:
@@ -768,46 +826,55 @@ class Crawler:
 
     # -- what a response becomes -------------------------------------------------------------------
 
-    def _document(self, resp: FetchResponse, url: str, source: str) -> Document:
-        doc = Document(
-            url=url,
-            fetched_at=datetime.now(UTC),
-            status=resp.status,
-            http_headers=list(resp.headers),
-            raw=resp.body,
-            source=source,
-            record_id=new_record_id(),
-        )
-        if self.recorder is not None and doc.fetched_at is not None:
-            self.recorder.write(
-                url, "GET", resp.request_headers, doc.fetched_at, concurrent_to=doc.record_id, ip=resp.ip
-            )
-        if resp.ip:
-            doc.warc_headers.append(("WARC-IP-Address", resp.ip))
-        if resp.truncated:
-            doc.warc_headers.append(("WARC-Truncated", "length"))
-        return doc
+    @property
+    def _storing(self) -> bool:
+        return self.settings.store and (self.sink is not None or bool(self.steps))
 
-    def _run_steps(self, doc: Document, extra: Sequence[Link] = ()) -> Document | None:
-        """The pipeline, then ``extra`` links (a redirect's target) added before the writer stores."""
-        docs = [doc]
-        for step in self.steps[:-1]:
-            docs = list(step.run(docs, self.ctx))
-        if docs and extra:
-            docs[0].links.extend(extra)
-        if self.steps:
-            docs = list(self.steps[-1].run(docs, self.ctx))
-        return docs[0] if docs else None
+    def _job(
+        self, kind: str, resp: FetchResponse, url: str, source: str, links: Sequence[Link] = ()
+    ) -> StoreJob:
+        return StoreJob(
+            kind,
+            url,
+            resp.status,
+            list(resp.headers),
+            resp.body,
+            source,
+            datetime.now(UTC),
+            new_record_id(),
+            resp.ip,
+            resp.truncated,
+            resp.request_headers,
+            list(links),
+            want_text=self.focus is not None,
+        )
+
+    async def _store(self, job: StoreJob) -> StoreOutcome:
+        """Through the pipeline into the collection: in the worker process when there is one
+        (awaited: the answer comes once the page is written), else here, in the loop."""
+        if self.sink is not None:
+            return await self.sink.submit(job)
+        return process_job(job, self.steps, self.ctx, self.recorder)
 
     def _store_response(self, resp: FetchResponse, url: str, kind: str, e: Entry | None) -> None:
-        if not self.settings.store or not self.steps:
+        """Store a response nothing waits for (robots.txt, a 429/503)."""
+        if not self._storing:
             return
         source = (
             f"{self._source_prefix}/{kind}" if e is None else f"{self._source_prefix}/{e.key}/{e.fetches}"
         )
-        self._run_steps(self._document(resp, url, source))
+        job = self._job("raw", resp, url, source)
+        if self.sink is None:
+            process_job(job, self.steps, self.ctx, self.recorder)
+            return
+        fut = self.sink.submit(job)
+        fut.add_done_callback(self._stored_in_background)
 
-    def _process(self, e: Entry, resp: FetchResponse) -> list[Link]:
+    def _stored_in_background(self, fut: asyncio.Future[StoreOutcome]) -> None:
+        if not fut.cancelled() and fut.exception() is not None:
+            self.stats.inc("store/background-errors")
+
+    async def _process(self, e: Entry, resp: FetchResponse) -> list[Link]:
         """Store the response and return the links it holds (pages, sitemaps and feeds alike)."""
         s = self.settings
         ctype = (resp.header("Content-Type") or "").split(";", 1)[0].strip().lower()
@@ -825,7 +892,7 @@ class Crawler:
                 if item.changefreq in CHANGEFREQ_RATE:
                     self.stats.inc(f"discover/changefreq/{item.changefreq}")
             self.stats.inc("discover/sitemap-urls", len(info.urls))
-            self._store_links_doc(e, resp, links)
+            await self._store_links_doc(e, resp, links)
             return [Link(link.url, link.text, link.rel) for link in links]
         if s.feeds and is_feed(ctype, resp.body[:1024]):
             feed = parse_feed(resp.body)
@@ -834,9 +901,9 @@ class Crawler:
             e.kind = "feed"
             ttl = feed.ttl_seconds if feed.ttl_seconds is not None else s.revisit_min
             e.due = time.time() + min(s.revisit_max, max(s.revisit_min, ttl))
-            self._store_links_doc(e, resp, links)
+            await self._store_links_doc(e, resp, links)
             return links
-        if not s.store or not self.steps:
+        if not self._storing:
             if 200 <= resp.status < 300 and ("html" in ctype or not ctype):
                 try:
                     return extract_links(resp.body, e.url)
@@ -846,22 +913,22 @@ class Crawler:
         extra = []
         if 300 <= resp.status < 400 and resp.header("Location"):
             extra.append(Link(urljoin(e.url, resp.header("Location") or ""), e.anchor, "redirect"))
-        doc = self._run_steps(
-            self._document(resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}"), extra
+        out = await self._store(
+            self._job("page", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}", extra)
         )
-        if doc is None:
+        if not out.stored:
             return []
-        if self.focus is not None and doc.text:
-            e.priority = 10.0 * self.focus.learn(doc.text, [e.anchor])
-        if doc.metadata.get("robots_nofollow") or doc.metadata.get("nofollow"):
+        if self.focus is not None and out.text:
+            e.priority = 10.0 * self.focus.learn(out.text, [e.anchor])
+        if out.nofollow:
             self.stats.inc("discover/nofollow")
             return []
-        return list(doc.links) if 200 <= resp.status < 300 else []
+        return out.links if 200 <= resp.status < 300 else []
 
-    def _store_links_doc(self, e: Entry, resp: FetchResponse, links: list[Link]) -> None:
-        if not self.settings.store or not self.steps:
+    async def _store_links_doc(self, e: Entry, resp: FetchResponse, links: list[Link]) -> None:
+        """A sitemap or feed: stored with the URLs it lists, so a resumed crawl can replay them."""
+        if not self._storing:
             return
-        doc = self._document(resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}")
-        doc.links = list(links)
-        # The writer stores the links, so a resumed crawl can replay them; no conversion needed.
-        list(self.steps[-1].run([doc], self.ctx))
+        await self._store(
+            self._job("links", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}", links)
+        )

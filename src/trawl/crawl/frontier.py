@@ -11,7 +11,8 @@ Structure (Heydon & Najork, *Mercator: a scalable, extensible web crawler*, 1999
                        ready heap of hosts keyed by the time each may next be fetched
 
 * **Front queues** are the SQLite table ordered by priority within a host (an index serves
-  ``ORDER BY priority DESC``); only a window of each host's best URLs is held in memory, so
+  ``ORDER BY priority DESC``); only a window of each host's best URLs is held in memory (at
+  most ``window``, fewer when there are many hosts: ``memory_urls`` over all hosts), so
   memory stays flat however large the frontier grows.
 * **Back queues**: one per host, holding that window; a host is in the **ready heap** only while
   it has queued URLs and nothing in flight, keyed by its next allowed fetch time, so every host
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
+import sys
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -133,7 +135,14 @@ class Host:
 class Frontier:
     """See the module docstring. ``path=None`` keeps everything in memory (no resume)."""
 
-    def __init__(self, path: Path | None = None, *, window: int = 64, commit_every: float = 0.5) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        window: int = 64,
+        commit_every: float = 0.5,
+        memory_urls: int = 50_000,
+    ) -> None:
         self.path = path
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,6 +151,7 @@ class Frontier:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
         self.window = window
+        self.memory_urls = memory_urls  # URLs held in back queues over all hosts, roughly
         self.commit_every = commit_every
         self.hosts: dict[str, Host] = {}
         self._ready: list[tuple[float, int, str]] = []  # (next allowed time, seq, host)
@@ -204,8 +214,18 @@ class Frontier:
     def _host(self, name: str) -> Host:
         h = self.hosts.get(name)
         if h is None:
-            h = self.hosts[name] = Host(name)
+            h = self.hosts[name] = Host(sys.intern(name))
         return h
+
+    def host_name(self, name: str) -> str:
+        """One shared string per host name (every queued URL of a host points at it)."""
+        h = self.hosts.get(name)
+        return h.name if h is not None else name
+
+    def _window(self) -> int:
+        """A host's back-queue size: ``window``, shrunk so that all hosts together hold about
+        ``memory_urls`` (never below 4): memory stays flat as the crawl meets more hosts."""
+        return max(4, min(self.window, self.memory_urls // max(1, len(self.hosts))))
 
     def _make_ready(self, h: Host) -> None:
         if not h.in_ready and h.busy == 0 and h.has_work():
@@ -311,7 +331,7 @@ class Frontier:
         h = self._host(e.host)
         if not h.scheme:
             h.scheme = e.url.split(":", 1)[0]
-        if len(h.queue) < self.window and h.on_disk == 0:
+        if len(h.queue) < self._window() and h.on_disk == 0:
             self._seq += 1
             heapq.heappush(h.queue, (-e.priority, self._seq, e))
         else:
@@ -334,7 +354,7 @@ class Frontier:
         self.flush()
         rows = self.db.execute(
             f"SELECT {_COLUMNS} FROM urls WHERE host = ? AND state = 0 ORDER BY priority DESC LIMIT ?",
-            (h.name, self.window),
+            (h.name, self._window()),
         ).fetchall()
         for row in rows:
             e = Entry.from_row(row)

@@ -8,17 +8,19 @@ the counters in ``stats/<run>.json`` beside those of every other run, per-host c
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from trawl.convert.html import default_steps
+from trawl.crawl import aio
 from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, Progress
 from trawl.crawl.frontier import Entry, Frontier
+from trawl.crawl.storeproc import StoreWorker
 from trawl.crawl.warcreq import RequestRecorder
 from trawl.document import Link
 from trawl.errors import ConfigError, RecordNotFound, StoreError
+from trawl.pipeline.base import Step
+from trawl.pipeline.ingest import build_steps
 from trawl.store.collection import Collection
 
 __all__ = ["crawl", "crawl_testweb", "frontier_path"]
@@ -71,12 +73,15 @@ def crawl(
         raise ConfigError(f"nothing to resume: {str(path)!r} does not exist; give SEED URLs to start a crawl")
     run, ctx = collection.new_run()
     frontier = Frontier(path)
-    steps = [*default_steps(collection.config), collection.writer()] if settings.store else []
-    recorder = (
-        RequestRecorder(collection.path / "warc", prefix=collection.config.warc.prefix)
-        if settings.store
-        else None
-    )
+    sink: StoreWorker | None = None
+    steps: list[Step] = []
+    recorder: RequestRecorder | None = None
+    if settings.store and settings.store_workers:
+        # the pipeline and the writes in processes of their own
+        sink = StoreWorker(collection, ctx, split=settings.store_workers == 2)
+    elif settings.store:
+        steps = [*build_steps(collection.config), collection.writer()]  # the ingest pipeline
+        recorder = RequestRecorder(collection.path / "warc", prefix=collection.config.warc.prefix)
     crawler = Crawler(
         settings,
         frontier,
@@ -86,10 +91,15 @@ def crawl(
         inbox_dir=collection.path / "frontier" if settings.shards > 1 else None,
         on_progress=on_progress,
         requests=recorder,
+        sink=sink,
     )
     try:
-        result = asyncio.run(crawler.run(seeds))
+        if sink is not None:
+            sink.start()  # the workers import while the crawler recovers and fetches robots.txt
+        result = aio.run(crawler.run(seeds))
     finally:
+        if sink is not None:
+            aio.run(sink.close())  # a no-op after a normal end; stops the worker after an error
         for step in steps:
             step.close()
         if recorder is not None:

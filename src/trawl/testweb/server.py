@@ -21,8 +21,9 @@ import time
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
+from trawl.crawl.aio import new_event_loop
 from trawl.testweb.site import Reply, TestWeb
 
 __all__ = ["LogEntry", "ServerThread", "TestWebServer"]
@@ -79,8 +80,7 @@ class _Connection(asyncio.Protocol):
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
         self.server._connections.add(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -136,8 +136,13 @@ class _Connection(asyncio.Protocol):
     ) -> None:
         assert self.transport is not None
         body = b"" if method == "HEAD" or reply.status == 304 else reply.body
-        data = _head(reply, len(reply.body) if reply.status != 304 else None, keep_alive)
-        self.transport.write(data + body)
+        if reply.wire is not None and keep_alive and method == "GET":
+            self.transport.write(reply.wire)  # a cached page: its answer was built before
+        else:
+            data = _head(reply, len(reply.body) if reply.status != 304 else None, keep_alive) + body
+            if keep_alive and method == "GET" and reply.status == 200:
+                reply.wire = data
+            self.transport.write(data)
         self.server._log(
             LogEntry(host, target, reply.status, len(body), start, time.monotonic(), self.conn_id)
         )
@@ -275,7 +280,7 @@ class ServerThread:
         self, web: TestWeb, address: str = "127.0.0.1", port: int = 0, log_path: Path | None = None
     ) -> None:
         self.server = TestWebServer(web, address, port, log_path)
-        self._loop = asyncio.new_event_loop()
+        self._loop = new_event_loop()  # uvloop when installed
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._main, name="testweb", daemon=True)

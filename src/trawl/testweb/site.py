@@ -95,6 +95,7 @@ class Reply:
     body: bytes = b""
     delay: float = 0.0
     mode: str = "normal"
+    wire: bytes | None = None  # the whole keep-alive answer as sent, kept by the server for reuse
 
 
 def _h(text: str) -> str:
@@ -174,6 +175,11 @@ class TestWeb:
         self.slow_seconds = slow_seconds
         self.start = start  # the time (server clock) at which every page is at version 0
         self._events: dict[tuple[str, int], list[float]] = {}
+        # rendered article pages by (host index, page, query, version): a crawl benchmark must
+        # measure the crawler, not the rendering of the server (bounded by ``cache_bytes``)
+        self._pages: dict[tuple[int, int, str, int], tuple[str, Reply]] = {}
+        self._pages_bytes = 0
+        self.cache_bytes = 256 << 20
         self._last_seen: dict[str, float] = {}
         self._asked: set[tuple[str, str]] = set()
 
@@ -184,6 +190,20 @@ class TestWeb:
         if self.special:
             _gzip_bomb()
             _big_robots()
+
+    def prerender(self, now: float = 0.0) -> int:
+        """Render every article page of the ordinary hosts (and its print version) into the cache
+        now, so that serving them later costs a lookup; how many were rendered."""
+        n = 0
+        for h in range(self.n_hosts):
+            host = f"h{h}.test"
+            for i in range(self.pages):
+                for target in (f"/p/{i}.html", f"/p/{i}.html?print=1"):
+                    self.respond(host, target, {}, now)
+                    n += 1
+                    if self._pages_bytes >= self.cache_bytes:
+                        return n
+        return n
 
     def host_names(self) -> list[str]:
         names = [f"h{n}.test" for n in range(self.n_hosts)]
@@ -414,16 +434,31 @@ class TestWeb:
                 source, variant = i - 1, " (mirror)"  # near duplicate: one line differs
             if query == "print=1":
                 variant += " (print)"
-            page, version, changed = self._page_html(host, n, source, now, variant=variant)
-            etag = f'"{hashlib.blake2b(f"{host}{i}{version}{variant}".encode(), digest_size=8).hexdigest()}"'
-            last_modified = formatdate(_EPOCH + changed, usegmt=True)
-            validators = [("ETag", etag), ("Last-Modified", last_modified)]
+            version, changed = self.version(host, source, now)
+            key = (n, i, query, version)
+            cached = self._pages.get(key)
+            if cached is None:
+                page, version, changed = self._page_html(host, n, source, now, variant=variant)
+                tag = hashlib.blake2b(f"{host}{i}{version}{variant}".encode(), digest_size=8).hexdigest()
+                etag = f'"{tag}"'
+                last_modified = formatdate(_EPOCH + changed, usegmt=True)
+                reply = self._html(page, encoding, declared)
+                reply.headers += [("ETag", etag), ("Last-Modified", last_modified)]
+                cached = (etag, reply)
+                self._remember(key, cached)
+            etag, reply = cached
             if headers.get("if-none-match") == etag:
-                return Reply(304, validators)
-            reply = self._html(page, encoding, declared)
-            reply.headers += validators
+                return Reply(304, reply.headers[-2:])
             return reply
         return self._not_found()
+
+    def _remember(self, key: tuple[int, int, str, int], value: tuple[str, Reply]) -> None:
+        size = len(value[1].body) * 2 + 200  # the body, and the wire copy the server keeps
+        while self._pages and self._pages_bytes + size > self.cache_bytes:
+            _, (_, old) = self._pages.popitem()  # newest first out: the prerendered pages stay
+            self._pages_bytes -= len(old.body) * 2 + 200
+        self._pages[key] = value
+        self._pages_bytes += size
 
     def _rss(self, host: str, items: list[tuple[str, str]], ttl: int = 5) -> Reply:
         entries = "\n".join(f"<item><title>{_h(t)}</title><link>{_h(u)}</link></item>" for u, t in items)

@@ -1,0 +1,457 @@
+"""The crawl's pipeline and collection writes in worker processes, beside the event loop.
+
+Converting a page (type sniffing, charset detection, decoding, the lexbor parse, text and
+links, then main-content extraction and language tagging when the collection's configuration
+asks for them: the steps of ``trawl ingest``) and storing it (WARC record compressed and
+written, table row, anchors, request record) cost many times what fetching it does. Done inside
+the asyncio loop they stalled every fetch in flight; done here they run on other cores while
+the loop goes on fetching. By default two workers form a chain, *convert* then *store* (the
+only process that writes the collection), so the parse of one page overlaps the write of the
+one before; one worker can do both.
+
+Protocol (pipes, first in first out):
+
+* the loop calls :meth:`StoreWorker.submit` with a :class:`StoreJob` (the response and what to
+  do with it) and awaits a :class:`StoreOutcome` — the links found, the ``nofollow`` flag and,
+  for focused crawls, the text; the outcome arrives *after* the page is written, so the crawler
+  marks a URL done in its frontier only once its page is in the collection (the resume
+  guarantee of :mod:`trawl.crawl.frontier` holds unchanged);
+* a sender thread drains the job queue into batches (as many as have arrived while the worker
+  was busy), a receiver thread hands the results back to the loop; the worker sends its
+  counters and audit entries with every batch, merged into the run's own;
+* the worker owns the collection for writing while the crawl runs (the parent closes its table
+  handle first, reopened on demand afterwards), and dies with the crawler: it asks the kernel
+  for ``SIGKILL`` when its parent dies (Linux) and checks its parent otherwise, so a crawl
+  killed with ``kill -9`` can be resumed at once without a stray writer holding the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from trawl.document import Document, Link
+from trawl.errors import StoreError
+
+__all__ = [
+    "StoreJob",
+    "StoreOutcome",
+    "StoreWorker",
+    "finish",
+    "main",
+    "make_document",
+    "prepare",
+    "process_job",
+]
+
+_BATCH = 64
+
+
+@dataclass(slots=True)
+class StoreJob:
+    """One response for the collection.
+
+    ``kind``: ``page`` (the whole pipeline, then the writer; links come back), ``links`` (a
+    sitemap or feed: stored with the ``links`` the crawler parsed, no conversion) or ``raw``
+    (robots.txt, a 429/503: the pipeline and the writer, nothing comes back that matters).
+    """
+
+    kind: str
+    url: str
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    source: str
+    fetched_at: datetime
+    record_id: str
+    ip: str | None = None
+    truncated: bool = False
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)  # for "links"; for "page": extra (a redirect)
+    want_text: bool = False
+
+
+@dataclass(slots=True)
+class StoreOutcome:
+    stored: bool
+    links: list[Link] = field(default_factory=list)
+    nofollow: bool = False
+    text: str = ""
+
+
+def make_document(job: StoreJob) -> Document:
+    doc = Document(
+        url=job.url,
+        fetched_at=job.fetched_at,
+        status=job.status,
+        http_headers=list(job.headers),
+        raw=job.body,
+        source=job.source,
+        record_id=job.record_id,
+    )
+    if job.ip:
+        doc.warc_headers.append(("WARC-IP-Address", job.ip))
+    if job.truncated:
+        doc.warc_headers.append(("WARC-Truncated", "length"))
+    return doc
+
+
+def prepare(job: StoreJob, steps: list[Any], ctx: Any) -> list[Document]:
+    """The conversion half: the response through ``steps`` (no writer); a sitemap or feed is not
+    converted, it carries the links the crawler parsed."""
+    doc = make_document(job)
+    if job.kind == "links":
+        doc.links = list(job.links)
+        return [doc]
+    docs = [doc]
+    for step in steps:
+        docs = list(step.run(docs, ctx))
+    if docs and job.links:
+        docs[0].links.extend(job.links)
+    return docs
+
+
+def finish(
+    job: StoreJob, docs: list[Document], writer: Any | None, ctx: Any, recorder: Any | None
+) -> StoreOutcome:
+    """The storing half: the request record, then the writer; what the crawler needs back."""
+    if recorder is not None:
+        recorder.write(
+            job.url, "GET", job.request_headers, job.fetched_at, concurrent_to=job.record_id, ip=job.ip
+        )
+    if writer is not None:
+        docs = list(writer.run(docs, ctx))
+    if not docs:
+        return StoreOutcome(False)
+    if job.kind == "links":
+        return StoreOutcome(True)
+    out = docs[0]
+    nofollow = bool(out.metadata.get("robots_nofollow") or out.metadata.get("nofollow"))
+    return StoreOutcome(True, list(out.links), nofollow, out.text if job.want_text else "")
+
+
+def process_job(job: StoreJob, steps: list[Any], ctx: Any, recorder: Any | None) -> StoreOutcome:
+    """Run one job through ``steps`` (the last one the writer): what a single worker does, and
+    what the crawler does in its own loop when no worker is used."""
+    docs = prepare(job, steps[:-1], ctx)
+    return finish(job, docs, steps[-1] if steps else None, ctx, recorder)
+
+
+def _die_with_parent(parent: int) -> None:
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _wait(inbox: Connection, parent: int) -> Any:
+    """The next message; exit if the crawler died meanwhile (where no PDEATHSIG exists)."""
+    while not inbox.poll(1.0):
+        if os.getppid() != parent:
+            os._exit(1)
+    return inbox.recv()
+
+
+def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) -> None:
+    """One worker process. ``all``: convert and store; ``convert``: convert and pass documents on
+    to the ``store`` worker, which writes them and answers the crawler."""
+    _die_with_parent(parent)
+    from trawl.crawl.warcreq import RequestRecorder  # noqa: PLC0415
+    from trawl.pipeline.base import Audit, RunContext  # noqa: PLC0415
+    from trawl.pipeline.ingest import build_steps  # noqa: PLC0415 - imported in the worker only
+    from trawl.pipeline.stats import Stats  # noqa: PLC0415
+    from trawl.store.collection import Collection  # noqa: PLC0415
+
+    msg = _wait(inbox, parent)  # imports done: wait for the crawler to hand the store over
+    if not (isinstance(msg, tuple) and msg[0] == "open"):
+        if role == "convert":
+            outbox.send(msg)
+        return
+    _, path, config, store_requests = msg
+    ctx = RunContext(Stats(), Audit(None))
+    if role == "convert":
+        outbox.send(msg)
+        steps: list[Any] = build_steps(config)
+        while True:
+            batch = _wait(inbox, parent)
+            if batch is None:
+                for step in steps:
+                    step.close()
+                outbox.send(None)
+                return
+            items: list[tuple[StoreJob, list[Document] | str]] = []
+            for job in batch:
+                try:
+                    items.append((job, prepare(job, steps, ctx)))
+                except Exception as exc:  # isolation: the run goes on, the page is not marked done
+                    ctx.error("crawl-store", exc, url=job.url, source=job.source)
+                    items.append((job, f"{type(exc).__name__}: {exc}"))
+            outbox.send((items, *_drain(ctx)))
+    collection = Collection(Path(path), config)
+    writer = collection.writer()
+    convert: list[Any] = build_steps(config) if role == "all" else []
+    recorder = RequestRecorder(Path(path) / "warc", prefix=config.warc.prefix) if store_requests else None
+    outbox.send("ready")
+    try:
+        while True:
+            msg = _wait(inbox, parent)
+            if msg is None:
+                break
+            upstream: tuple[dict[str, int], dict[str, float], list[dict[str, Any]]] = ({}, {}, [])
+            if role == "all":
+                items = [(job, []) for job in msg]
+            else:
+                items, *rest = msg
+                upstream = (rest[0], rest[1], rest[2])
+            results: list[StoreOutcome | str] = []
+            for job, docs in items:
+                try:
+                    if isinstance(docs, str):
+                        results.append(docs)
+                        continue
+                    ready = prepare(job, convert, ctx) if role == "all" else docs
+                    results.append(finish(job, ready, writer, ctx, recorder))
+                except Exception as exc:  # isolation: the run goes on, the page is not marked done
+                    ctx.error("crawl-store", exc, url=job.url, source=job.source)
+                    results.append(f"{type(exc).__name__}: {exc}")
+            outbox.send((results, *_merged(upstream, _drain(ctx))))
+    finally:
+        for step in convert:
+            step.close()
+        writer.close()
+        if recorder is not None:
+            recorder.close()
+        collection.close()
+    outbox.send(("closed", *_drain(ctx)))
+
+
+def _merged(
+    a: tuple[dict[str, int], dict[str, float], list[dict[str, Any]]],
+    b: tuple[dict[str, int], dict[str, float], list[dict[str, Any]]],
+) -> tuple[dict[str, int], dict[str, float], list[dict[str, Any]]]:
+    counters = dict(a[0])
+    for k, v in b[0].items():
+        counters[k] = counters.get(k, 0) + v
+    timings = dict(a[1])
+    for k, t in b[1].items():
+        timings[k] = timings.get(k, 0.0) + t
+    return counters, timings, a[2] + b[2]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m trawl.crawl.storeproc ROLE INBOX_FD OUTBOX_FD PARENT_PID`` (from StoreWorker)."""
+    args = sys.argv[1:] if argv is None else argv
+    inbox = Connection(int(args[1]), writable=False)
+    outbox = Connection(int(args[2]), readable=False)
+    with contextlib.suppress(EOFError, BrokenPipeError):  # the crawler is gone
+        _worker_main(args[0], inbox, outbox, int(args[3]))
+
+
+def _drain(ctx: Any) -> tuple[dict[str, int], dict[str, float], list[dict[str, Any]]]:
+    counters = dict(ctx.stats.counters)
+    timings = dict(ctx.stats.timings)
+    ctx.stats.counters.clear()
+    ctx.stats.timings.clear()
+    audit = [e.as_dict() for e in ctx.audit.entries]
+    ctx.audit.entries.clear()
+    return counters, timings, audit
+
+
+class StoreWorker:
+    """The parent's side: start, :meth:`open` (hand the store over), :meth:`submit`, :meth:`close`."""
+
+    def __init__(
+        self, collection: Any, ctx: Any, *, store_requests: bool = True, split: bool | None = None
+    ) -> None:
+        self.collection = collection
+        # two workers (convert | store) overlap the parse of one page with the write of another;
+        # worth it with a core for each besides the crawler's
+        self.split = (os.cpu_count() or 1) >= 2 if split is None else split
+        self.ctx = ctx
+        self.store_requests = store_requests
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._out: Any = None
+        self._in: Any = None
+        self._jobs: queue.Queue[StoreJob | None] = queue.Queue()
+        self._pending: deque[asyncio.Future[StoreOutcome]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._threads: list[threading.Thread] = []
+        self._closed: asyncio.Future[None] | None = None
+        self.failed: str | None = None
+        self.jobs = 0
+
+    def start(self) -> None:
+        """Start the worker(s): fresh interpreters (their imports overlap with the crawler's
+        start-up, and a script that calls :func:`~trawl.crawl.job.crawl` needs no ``__main__``
+        guard)."""
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        stages = [(down_r, up_w, "all")]
+        if self.split:
+            mid_r, mid_w = os.pipe()
+            stages = [(down_r, mid_w, "convert"), (mid_r, up_w, "store")]
+        for inbox, outbox, role in stages:
+            cmd = [
+                sys.executable,
+                "-m",
+                "trawl.crawl.storeproc",
+                role,
+                str(inbox),
+                str(outbox),
+                str(os.getpid()),
+            ]
+            self._procs.append(
+                subprocess.Popen(cmd, pass_fds=(inbox, outbox), env=env, stdin=subprocess.DEVNULL)
+            )
+            os.close(inbox)
+            os.close(outbox)
+        self._out = Connection(down_w, readable=False)
+        self._in = Connection(up_r, writable=False)
+
+    async def open(self) -> None:
+        """Close the parent's table handle and let the worker open the collection for writing."""
+        self._loop = asyncio.get_running_loop()
+        self.collection.close()
+        self._out.send(("open", str(self.collection.path), self.collection.config, self.store_requests))
+        # no waiting for "ready": fetching starts while the workers import, their first jobs
+        # wait in the pipe; a worker that fails to start ends the crawl through _broken
+        self._closed = self._loop.create_future()
+        for target, name in ((self._send_loop, "send"), (self._recv_loop, "recv")):
+            thread = threading.Thread(target=target, name=f"trawl-crawl-store-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def submit(self, job: StoreJob) -> asyncio.Future[StoreOutcome]:
+        assert self._loop is not None
+        fut: asyncio.Future[StoreOutcome] = self._loop.create_future()
+        if self.failed:
+            fut.set_exception(StoreError(self.failed))
+            return fut
+        self._pending.append(fut)
+        self._jobs.put(job)
+        self.jobs += 1
+        return fut
+
+    def _send_loop(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                batch: list[StoreJob] | None = None
+            else:
+                batch = [job]
+                while len(batch) < _BATCH:
+                    try:
+                        more = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if more is None:
+                        self._jobs.put(None)  # the end comes after this batch
+                        break
+                    batch.append(more)
+            try:
+                self._out.send(batch)
+            except (OSError, ValueError):
+                return
+            if batch is None:
+                return
+
+    def _recv_loop(self) -> None:
+        assert self._loop is not None
+        while True:
+            try:
+                msg = self._in.recv()
+            except Exception:  # EOF, a broken pipe, a message that does not unpickle: no more answers
+                self._loop.call_soon_threadsafe(self._broken)
+                return
+            if msg == "ready":
+                continue
+            self._loop.call_soon_threadsafe(self._deliver, msg)
+            if msg[0] == "closed":
+                return
+
+    def _merge(
+        self, counters: dict[str, int], timings: dict[str, float], audit: list[dict[str, Any]]
+    ) -> None:
+        from trawl.pipeline.base import AuditEntry  # noqa: PLC0415 - light, and only here
+
+        self.ctx.stats.counters.update(counters)
+        for stage, seconds in timings.items():
+            self.ctx.stats.add_time(stage, seconds)
+        for entry in audit:
+            self.ctx.audit.record(AuditEntry(**entry))
+
+    def _deliver(self, msg: tuple[Any, ...]) -> None:
+        results, counters, timings, audit = msg
+        self._merge(counters, timings, audit)
+        if results == "closed":
+            if self._closed is not None and not self._closed.done():
+                self._closed.set_result(None)
+            return
+        for result in results:
+            fut = self._pending.popleft()
+            if fut.done():
+                continue
+            if isinstance(result, str):
+                fut.set_exception(StoreError(f"storing the page failed: {result}"))
+            else:
+                fut.set_result(result)
+
+    def _broken(self) -> None:
+        self.failed = "the crawl's store worker died"
+        while self._pending:
+            fut = self._pending.popleft()
+            if not fut.done():
+                fut.set_exception(StoreError(self.failed))
+        if self._closed is not None and not self._closed.done():
+            self._closed.set_result(None)
+
+    async def close(self) -> None:
+        """Wait for every job, let the worker flush and close the collection, and end it."""
+        if not self._procs:
+            return
+        if self._closed is not None:
+            self._jobs.put(None)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self._closed)
+        else:  # never opened: tell them to go
+            with contextlib.suppress(OSError, ValueError):
+                self._out.send("stop")
+        procs, self._procs = self._procs, []
+        loop = asyncio.get_running_loop()
+        for proc in procs:
+            try:
+                await loop.run_in_executor(None, proc.wait, 30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for thread in self._threads:
+            thread.join(5)
+        for conn in (self._out, self._in):
+            with contextlib.suppress(OSError):
+                conn.close()
+
+
+if __name__ == "__main__":
+    # run the imported module, not this ``__main__`` copy: what the worker pickles must name
+    # ``trawl.crawl.storeproc.StoreOutcome``, a class the crawler can find
+    import importlib
+
+    importlib.import_module("trawl.crawl.storeproc").main()
