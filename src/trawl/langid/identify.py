@@ -17,8 +17,10 @@ The **default** identifier (:class:`DefaultIdentifier`):
 3. if the winner has close relatives (:data:`~trawl.langid.codes.RELATIVES`), discriminative
    pair models of the group (:mod:`trawl.langid.relatives`) split the group's share; when they cannot
    (the runner-up keeps ≥ :data:`AMBIGUOUS_SHARE` of it) the result names both in ``ambiguous``;
-4. a text most of whose longer n-grams the winner never saw is in no language the model knows:
-   ``und``, with the best guess among the alternatives;
+4. a text most of whose longer n-grams the winner never saw, or (from about 40 characters) that
+   the winner's model explains far worse than held-out text of that language
+   (:meth:`DefaultIdentifier.foreign`), is in no language the model knows: ``und``
+   (``unsupported``), with the best guess among the alternatives;
 5. the score is calibrated (:mod:`trawl.langid.calibration`): P(the label is right). When the
    relatives' pair models made the decision, it is at most what a calibrator fitted on that
    group's decisions alone gives (:meth:`DefaultIdentifier.group_score`): the overall calibrator
@@ -50,6 +52,7 @@ from trawl.langid.scripts import dominant_script, script_counts
 
 __all__ = [
     "AMBIGUOUS_SHARE",
+    "LIKELIHOOD_FILE",
     "METHODS",
     "MIN_LETTERS",
     "CavnarTrenkleIdentifier",
@@ -60,6 +63,7 @@ __all__ = [
     "get_identifier",
     "identify",
     "load_cavnar_trenkle",
+    "load_likelihood",
     "load_naive_bayes",
     "load_shipped",
 ]
@@ -69,6 +73,9 @@ MIN_LETTERS = 3
 #: A close relative holding at least this share of the group's probability makes the result
 #: explicitly ambiguous between the two.
 AMBIGUOUS_SHARE = 0.25
+#: Per language, the mean log-likelihood per feature of held-out text, and the floors below it
+#: (written by ``python -m trawl.langid._build --likelihood-only``).
+LIKELIHOOD_FILE = "likelihood.json.gz"
 #: The identifiers ``trawl langid --method`` and :func:`get_identifier` know.
 METHODS = ("default", "cavnar-trenkle")
 
@@ -163,6 +170,16 @@ def load_naive_bayes() -> NaiveBayesModel:
 
 
 @cache
+def load_likelihood() -> dict[str, Any]:
+    """The out-of-model check's data (``{}`` when not shipped: no check)."""
+    try:
+        data: dict[str, Any] = json.loads(gzip.decompress(_read(LIKELIHOOD_FILE)))
+    except FileNotFoundError:
+        return {}
+    return data
+
+
+@cache
 def load_cavnar_trenkle() -> CavnarTrenkleModel:
     profiles = json.loads(gzip.decompress(_read("cavnar_trenkle.json.gz")))
     return CavnarTrenkleModel(profiles)
@@ -193,7 +210,12 @@ class DefaultIdentifier:
         self,
         model: NaiveBayesModel | None = None,
         shipped: dict[str, Any] | None = None,
+        likelihood: dict[str, Any] | None = None,
     ) -> None:
+        """``likelihood``: the out-of-model check's reference fits and floors (default: the
+        shipped ones when ``model`` is the shipped model, else no such check)."""
+        if likelihood is None and model is None:
+            likelihood = load_likelihood()
         self.model = model or load_naive_bayes()
         shipped = shipped if shipped is not None else load_shipped()
         self.label_scripts: dict[str, list[str]] = shipped["scripts"]
@@ -224,6 +246,12 @@ class DefaultIdentifier:
         bonus = float(shipped.get("prior_major", 0.0))
         self.prior = np.array([bonus if label in major else 0.0 for label in self.model.labels])
         self.index = {label: i for i, label in enumerate(self.model.labels)}
+        likelihood = likelihood or {}
+        self.fit_reference: dict[str, float] = likelihood.get("reference", {})
+        self.fit_floors: list[tuple[float, float]] = [
+            (float(u), float(f)) for u, f in likelihood.get("floors", [])
+        ]
+        self.fit_min_features: float = float(likelihood.get("min_features", 1e18))
         self._written_in: dict[str, set[str] | None] = {}
         self._mask_cache: dict[frozenset[str], np.ndarray[Any, np.dtype[np.bool_]]] = {}
 
@@ -237,6 +265,19 @@ class DefaultIdentifier:
             if n < upto:
                 return floor
         return 0.0
+
+    def foreign(self, best: str, fit: float, n: float) -> bool:
+        """Whether ``best``'s model explains a text of ``n`` features far worse than it explains
+        held-out text of its language: the mean log-likelihood per feature ``fit`` lies below
+        that language's reference by more than held-out supported text of that length ever
+        does (its 0.1 % quantile). Only texts of at least ``fit_min_features`` features."""
+        ref = self.fit_reference.get(best)
+        if ref is None or n < self.fit_min_features:
+            return False
+        for upto, floor in self.fit_floors:
+            if n < upto:
+                return fit - ref < floor
+        return False
 
     def _mask(self, candidates: set[str]) -> np.ndarray[Any, np.dtype[np.bool_]]:
         key = frozenset(candidates)
@@ -253,6 +294,13 @@ class DefaultIdentifier:
     def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None]:
         """The winner, its calibration features, the runners-up (with relative weights),
         any ambiguity, and the script; used by :meth:`identify` and to fit calibration."""
+        return self.decide(text)[:5]
+
+    def decide(
+        self, text: str
+    ) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None, float]:
+        """:meth:`raw` plus the winner's mean naive-Bayes log-likelihood per feature (how well
+        its model explains the text, compared with held-out text of it by :meth:`foreign`)."""
         script, script_share = dominant_script(text)
         if script is not None and script_share >= 0.6:  # the common case, cached per script
             candidates = self._written_in.get(script)
@@ -268,7 +316,7 @@ class DefaultIdentifier:
         order = np.argsort(-scores)
         finite = [i for i in order[:8] if np.isfinite(scores[i])]
         if not finite:
-            return UND, [], [], (), script
+            return UND, [], [], (), script, 0.0
         best = labels[finite[0]]
         group = self.group_of.get(best)
         in_group = [labels[i] for i in finite if group is not None and labels[i] in group.labels]
@@ -318,7 +366,8 @@ class DefaultIdentifier:
             single,
             1.0 if len(in_group) > 1 else 0.0,
         ]
-        return best, feats, ranked, ambiguous, script
+        fit = float(ev.scores[self.index[best]]) / max(ev.n, 1)
+        return best, feats, ranked, ambiguous, script, fit
 
     @staticmethod
     def group_features(feats: list[float]) -> list[float]:
@@ -339,7 +388,7 @@ class DefaultIdentifier:
         cleaned, reason = clean_text(text)
         if reason is not None:
             return _und(reason, self.name)
-        best, feats, ranked, ambiguous, script = self.raw(cleaned)
+        best, feats, ranked, ambiguous, script, fit = self.decide(cleaned)
         if best == UND:
             return _und("unknown-script", self.name, script=script)
         # (a calibrator fitted before the in-group flag existed reads the first seven features)
@@ -348,7 +397,8 @@ class DefaultIdentifier:
         if capped is not None:
             score = min(score, capped)
         alternatives = _spread(ranked, score)
-        if feats[5] < self._floor(feats[4]) and not feats[6] and script not in _UNSPACED:
+        unseen = feats[5] < self._floor(feats[4]) and not feats[6] and script not in _UNSPACED
+        if unseen or self.foreign(best, fit, math.expm1(feats[4])):
             low = min(score, 0.1)
             scale = low / max(score, 1e-9)  # the guesses keep their order, none above ``low``
             guesses = [(best, low), *((lab, s * scale) for lab, s in alternatives[:2])]
