@@ -41,6 +41,7 @@ from __future__ import annotations
 import struct
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Collection as Container
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -147,7 +148,7 @@ class Mutation:
     postings: Mapping[str, Iterable[str]] | None = None
 
 
-class RowStore:
+class RowStore(ABC):
     """What :class:`Table` and :class:`~trawl.store.tablets.TabletTable` share: the writing API,
     built on one primitive, :meth:`write`, and the reading API each implements.
 
@@ -157,6 +158,7 @@ class RowStore:
 
     read_only: bool = False
 
+    @abstractmethod
     def write(
         self,
         mutations: Sequence[Mutation],
@@ -166,7 +168,6 @@ class RowStore:
     ) -> None:
         """Apply ``mutations`` (each row atomically) and put ``(index, key, row)`` index entries
         and ``(index, key, value)`` JSON entries, with as few log appends as possible."""
-        raise NotImplementedError
 
     def mutate_row(
         self,
@@ -225,29 +226,37 @@ class RowStore:
         self.write([], entries=[(index, key, value)])
 
     # the reading API, implemented by both
+    @abstractmethod
     def lookup(self, index: str, key: str) -> str | None:
-        raise NotImplementedError
+        """The row stored under ``(index, key)``, or ``None``."""
 
+    @abstractmethod
     def get_entry(self, index: str, key: str) -> Any:
-        raise NotImplementedError
+        """The JSON value stored under ``(index, key)``, or ``None``."""
 
+    @abstractmethod
     def postings(self, index: str, term: str) -> list[str]:
-        raise NotImplementedError
+        """The rows on ``term``'s posting list in ``index``."""
 
+    @abstractmethod
     def get_row(
         self, row: str, *, as_of: int | None = None, families: Container[str] | None = None
     ) -> dict[str, dict[str, Any]]:
-        raise NotImplementedError
+        """``{family: {qualifier: value}}`` of ``row``, newest versions (or as of ``as_of``)."""
 
+    @abstractmethod
     def get_cell(self, row: str, family: str, qualifier: str, *, as_of: int | None = None) -> Any:
-        raise NotImplementedError
+        """One cell's newest value (or as of ``as_of``), ``None`` when absent."""
 
+    @abstractmethod
     def versions_of(self, row: str, family: str, qualifier: str) -> list[tuple[int, Any]]:
-        raise NotImplementedError
+        """Every stored ``(timestamp, value)`` of one cell, newest first."""
 
+    @abstractmethod
     def rows(self, prefix: str = "") -> Iterator[str]:
-        raise NotImplementedError
+        """Row keys starting with ``prefix``, in order."""
 
+    @abstractmethod
     def scan(
         self,
         start: str = "",
@@ -257,19 +266,23 @@ class RowStore:
         as_of: int | None = None,
         families: Container[str] | None = None,
     ) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
-        raise NotImplementedError
+        """``(row, cells)`` for rows in ``[start, end)`` under ``prefix``, each once, in row order."""
 
+    @abstractmethod
     def flush(self) -> None:
-        raise NotImplementedError
+        """Make every acknowledged write durable on disk."""
 
+    @abstractmethod
     def compact(self) -> None:
-        raise NotImplementedError
+        """Compact the engine (drops deleted and expired versions for good)."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """Flush and release the engine."""
 
+    @abstractmethod
     def __contains__(self, row: str) -> bool:
-        raise NotImplementedError
+        """Whether ``row`` has any cell."""
 
 
 class Table(RowStore):
