@@ -33,7 +33,6 @@ transport: ``dns``, ``connect``, ``timeout``, ``protocol`` (not HTTP, bad framin
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import socket
 import ssl
 import time
@@ -42,7 +41,14 @@ from collections.abc import Sequence
 from typing import Any, cast
 from urllib.parse import quote
 
-from trawl.crawl.transport import FetchError, FetchRequest, FetchResponse, ResolveRule, parse_resolve_rules
+from trawl.crawl.transport import (
+    FetchError,
+    FetchRequest,
+    FetchResponse,
+    ResolveRule,
+    match_rule,
+    parse_resolve_rules,
+)
 
 __all__ = ["HttpTransport"]
 
@@ -415,14 +421,13 @@ class HttpTransport:
             return cached[1], cached[2]
         address: str | None = None
         target_port = port
-        for rule in self.rules:
-            if fnmatch.fnmatchcase(host, rule.pattern):
-                address = rule.address
-                target_port = rule.port if rule.port is not None else port
-                if address is None:
-                    self._dns[(host, port)] = (now + self.dns_ttl, None, port)
-                    raise FetchError("dns", f"{host!r} does not resolve (rule {rule.pattern}=fail)")
-                break
+        rule = match_rule(self.rules, host)
+        if rule is not None:
+            address = rule.address
+            target_port = rule.port if rule.port is not None else port
+            if address is None:
+                self._dns[(host, port)] = (now + self.dns_ttl, None, port)
+                raise FetchError("dns", f"{host!r} does not resolve (rule {rule.pattern}=fail)")
         if address is None:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(

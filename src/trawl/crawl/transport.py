@@ -39,6 +39,7 @@ __all__ = [
     "ResolveRule",
     "RuleResolver",
     "Transport",
+    "match_rule",
     "parse_resolve_rules",
 ]
 
@@ -123,6 +124,15 @@ def _aiohttp() -> Any:
     return aiohttp
 
 
+def match_rule(rules: Sequence[ResolveRule], host: str) -> ResolveRule | None:
+    """The first ``--resolve`` rule whose pattern matches ``host`` (case-insensitive), or ``None``."""
+    lhost = host.lower()
+    for rule in rules:
+        if fnmatch.fnmatchcase(lhost, rule.pattern):
+            return rule
+    return None
+
+
 class RuleResolver:
     """An aiohttp resolver that applies :class:`ResolveRule` s before asking the system."""
 
@@ -132,21 +142,20 @@ class RuleResolver:
         self._fallback = aiohttp.ThreadedResolver()
 
     async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
-        lhost = host.lower()
-        for rule in self.rules:
-            if fnmatch.fnmatchcase(lhost, rule.pattern):
-                if rule.address is None:
-                    raise OSError(socket.EAI_NONAME, f"{host!r} does not resolve (rule {rule.pattern}=fail)")
-                return [
-                    {
-                        "hostname": host,
-                        "host": rule.address,
-                        "port": rule.port if rule.port is not None else port,
-                        "family": socket.AF_INET6 if ":" in rule.address else socket.AF_INET,
-                        "proto": 0,
-                        "flags": socket.AI_NUMERICHOST,
-                    }
-                ]
+        rule = match_rule(self.rules, host)
+        if rule is not None:
+            if rule.address is None:
+                raise OSError(socket.EAI_NONAME, f"{host!r} does not resolve (rule {rule.pattern}=fail)")
+            return [
+                {
+                    "hostname": host,
+                    "host": rule.address,
+                    "port": rule.port if rule.port is not None else port,
+                    "family": socket.AF_INET6 if ":" in rule.address else socket.AF_INET,
+                    "proto": 0,
+                    "flags": socket.AI_NUMERICHOST,
+                }
+            ]
         result: list[dict[str, Any]] = await self._fallback.resolve(host, port, family)
         return result
 
@@ -155,7 +164,7 @@ class RuleResolver:
 
 
 class AiohttpTransport:
-    """The default transport: one aiohttp session, keep-alive pools per host, a DNS cache."""
+    """The aiohttp transport (`--transport aiohttp`): one session, keep-alive pools per host, a DNS cache."""
 
     def __init__(
         self,
