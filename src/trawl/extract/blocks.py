@@ -6,23 +6,35 @@ holds it and that element's ancestors (their tags and class/id hints), so that a
 tell content from boilerplate by text density, link density, markup hints, position and its
 neighbours.
 
-Speed: Python never walks text nodes. One pass over the *elements* (integer tag ids) inserts a
-numbered marker text node before and after every block element and around every link; the text
-of the whole body is then read in one C call and split on the markers. Python work is proportional
-to the number of block elements, not to the number of nodes. Hidden elements are found in the same
-pass (no CSS query), and class/id hints are matched by one prefix-factored regex cached per class
-name (:func:`hint_bits`): with a flat alternation of the ~120 keywords, hint matching alone cost
-more than the rest of the walk.
+Speed: two walks give the same pages (tested on real documents).
+
+* The compiled walk (:mod:`trawl.extract._walk`, Cython, built on install) reads lexbor's node
+  structs directly: one C pass measures the hidden elements, a second gathers each block's text,
+  word and link-word counts and each block element's context, and the class/id keywords are
+  matched by a C trie for ASCII names. No Python object is made per node. It is used when it was
+  built and gives the Python walk's answer on a probe page (:func:`compiled_walk_status`).
+* The Python walk is the reference and the fallback: one pass over the *elements* (integer tag
+  ids) inserts a numbered marker text node before and after every block element and around every
+  link; the text of the whole body is then read in one C call and split on the markers. Class/id
+  hints are matched by one prefix-factored regex cached per class name (:func:`hint_bits`): with
+  a flat alternation of the ~120 keywords, hint matching alone cost more than the rest of the walk.
+
+Hidden elements (``hidden``, ``aria-hidden="true"``, an inline ``display: none``, ``<noscript>``)
+are dropped unless one holds most of the page's characters; invisible ones (scripts, media
+fallbacks, form controls) never count.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import re
 import threading
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+from selectolax import lexbor as lx
 from selectolax.lexbor import LexborHTMLParser
 
 __all__ = [
@@ -243,28 +255,123 @@ class PageBlocks:
     cache: dict[str, Any] = field(default_factory=dict)  # derived columns (features.py)
 
 
-def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool = True) -> PageBlocks:
+def _hidden_style(style: str) -> bool:
+    return _HIDDEN_STYLE.search(style) is not None
+
+
+def _dropped(size: int, total: int) -> bool:
+    """Whether a hidden element of ``size`` characters goes, on a page of ``total``: all but one
+    holding most of the page (Discourse serves its posts in ``<noscript>``); empty ones (icons)
+    change nothing and are left."""
+    return size > 0 and 2 * size < total
+
+
+def _remove_invisible_python(body: Any, remove_hidden: bool) -> None:
+    """Remove the invisible elements and drop the hidden ones (see :func:`_drop_hidden`), as the
+    compiled walk skips them: sizes are characters of text with the invisible elements gone."""
+    invisible = []
+    hidden = []
+    invisible_ids, noscript = _INVISIBLE_IDS, _NOSCRIPT_ID
+    for node in body.traverse():
+        tag_id = node.tag_id
+        if tag_id == _BODY_ID:
+            continue
+        if tag_id in invisible_ids:
+            invisible.append(node)
+        elif tag_id == noscript:
+            hidden.append(node)
+        elif remove_hidden:
+            attrs = node.attributes
+            if (
+                attrs
+                and ("style" in attrs or "hidden" in attrs or "aria-hidden" in attrs)
+                and _is_hidden(attrs)
+            ):
+                hidden.append(node)
+    for node in invisible:
+        node.remove()  # unlinked, not freed: a node inside an already removed one stays valid
+    if not hidden:
+        return
+    # A hidden element inside a dropped one is freed with it: find each one's hidden ancestors
+    # before anything is dropped, and skip it when one of them went.
+    ids = {node.mem_id for node in hidden}
+    outer: list[list[int]] = []
+    for node in hidden:
+        up = []
+        parent = node.parent
+        while parent is not None and parent.tag_id != _BODY_ID:
+            if parent.mem_id in ids:
+                up.append(parent.mem_id)
+            parent = parent.parent
+        outer.append(up)
+    total = len(body.text(deep=True))
+    dropped: set[int] = set()
+    for node, up in zip(hidden, outer, strict=True):
+        if dropped.intersection(up):
+            continue
+        if _dropped(len(node.text(deep=True)), total):
+            dropped.add(node.mem_id)
+            node.decompose()
+
+
+def parse_blocks(
+    markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool = True, compiled: bool | None = None
+) -> PageBlocks:
     """Segment a page into text blocks with their element context (see the module docstring).
 
-    ``markup`` may be an already parsed tree, which this modifies (markers, removed elements).
+    ``markup`` may be an already parsed tree, which this may modify (markers, removed elements).
+    ``compiled`` chooses the walk: the compiled one (:mod:`trawl.extract._walk`) when it was built
+    and passed its probe (the default, ``None``), or the Python one (``False``); both give the
+    same blocks.
     """
     tree = markup if isinstance(markup, LexborHTMLParser) else LexborHTMLParser(markup)
     body = tree.body
-    page = PageBlocks()
     if body is None:
-        return page
+        return PageBlocks()
+    if compiled is not False and _compiled() is not None:
+        return _parse_compiled(body, remove_hidden)
+    if compiled:
+        raise RuntimeError("the compiled block walk (trawl.extract._walk) is not available")
+    return _parse_python(body, remove_hidden)
+
+
+def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
+    walk = _CompiledWalk.module
+    assert walk is not None
+    root = body.mem_id
+    total, found = walk.hidden_sizes(root, _hidden_style, remove_hidden)
+    drop = {node for node, size in found if _dropped(size, total)}
+    (texts, b_words, b_links, b_element, starts, tag, parent, depth, hints, ahints, inside,
+     e_words, e_links, e_order, total_words) = walk.walk(root, drop, _hint_cache, hint_bits)  # fmt: skip
+    page = PageBlocks()
+    names = _BLOCK_NAMES
+    page.elements = [
+        Element(names[t] if t >= 0 else "body", p, d, h, a, w, o, i, lw)
+        for t, p, d, h, a, w, o, i, lw in zip(
+            tag, parent, depth, hints, ahints, e_words, e_order, inside, e_links, strict=True
+        )
+    ]
+    page.blocks = [
+        Block(t, w, lw, e, k, s)
+        for k, (t, w, lw, e, s) in enumerate(zip(texts, b_words, b_links, b_element, starts, strict=True))
+    ]
+    page.total_words = total_words
+    return page
+
+
+def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
+    """The reference walk: numbered marker text nodes around block elements and links, the body's
+    text read in one call and split on them."""
+    _remove_invisible_python(body, remove_hidden)
+    page = PageBlocks()
     tags: list[str] = ["body"]
     hints: list[int] = [0]  # <body> classes name every kind of page: no hint
-    invisible = []
-    hidden = []
     n = 1
     block_ids = _BLOCK_IDS
     semantic = _SEMANTIC
     cache = _hint_cache
-    anchor, breaks, invisible_ids, noscript = _ANCHOR_ID, _BREAK_IDS, _INVISIBLE_IDS, _NOSCRIPT_ID
+    anchor, breaks = _ANCHOR_ID, _BREAK_IDS
     opens, closes = _OPEN_MARKS, _CLOSE_MARKS
-    # One walk over the elements: a tag-id test per element is far cheaper than one CSS or
-    # strip_tags pass per tag name. Everything per element is inlined (this loop is the hot path).
     for node in body.traverse():
         tag_id = node.tag_id
         tag = block_ids.get(tag_id)
@@ -287,46 +394,19 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
                 ident = attrs.get("id")
                 if ident:
                     names = f"{names} {ident}"
-                if "role" in attrs:
-                    names = f"{names} {attrs['role']}"
+                role = attrs.get("role")
+                if role:
+                    names = f"{names} {role}"
                 if names:
                     cached = cache.get(names)
                     bits |= hint_bits(names) if cached is None else cached
-                maybe = "style" in attrs or "hidden" in attrs or "aria-hidden" in attrs
-                if maybe and remove_hidden and _is_hidden(attrs):
-                    hidden.append(node)
             hints.append(bits)
             n += 1
-        elif tag_id in invisible_ids:
-            invisible.append(node)
-        else:
-            if tag_id == anchor:
-                node.insert_before(_LINK_OPEN)
-                node.insert_after(_LINK_CLOSE)
-            elif tag_id in breaks:
-                node.insert_after("\n")
-            elif tag_id == noscript:
-                hidden.append(node)
-                continue
-            if remove_hidden:
-                attrs = node.attributes
-                maybe = bool(attrs) and ("style" in attrs or "hidden" in attrs or "aria-hidden" in attrs)
-                if maybe and _is_hidden(attrs):
-                    hidden.append(node)
-    for node in invisible:
-        node.remove()  # unlinked, not freed: a node inside an already removed one stays valid
-    if hidden:
-        # Hidden unless it holds most of the page (Discourse serves its posts in <noscript>).
-        # Most hidden elements are empty (icons): they change nothing, and the page's length is
-        # only read when one is not.
-        total = -1
-        for node in hidden:
-            size = len(node.text(deep=True))
-            if size:
-                if total < 0:
-                    total = len(body.text(deep=True))
-                if 2 * size < total:
-                    node.decompose()
+        elif tag_id == anchor:
+            node.insert_before(_LINK_OPEN)
+            node.insert_after(_LINK_CLOSE)
+        elif tag_id in breaks:
+            node.insert_after("\n")
     parts = _MARK.split(body.text(deep=True))
     elements = page.elements
     elements.append(Element("body", -1, 0, hints[0], hints[0]))
@@ -410,3 +490,99 @@ def parse_blocks(markup: str | bytes | LexborHTMLParser, *, remove_hidden: bool 
             up.words += el.words
             up.link_words += el.link_words
     return page
+
+
+# --------------------------------------------------------------------------- the compiled walk
+
+_BLOCK_NAMES = _BLOCKS
+_PROBE_PAGE = (
+    "<body><div class='nav main' id=top role=banner>One&nbsp;two\u2003three <a href=#>four "
+    "<b>five</b></a><br>six<p hidden>seven</p><p style='display: none'>eight eight eight</p>"
+    "<ul><li>nine <a>ten<div>eleven</div>twelve</a></li><li>thirteen</li></ul><script>x</script>"
+    "<noscript>fourteen</noscript><table><tr><td>fifteen<td>sixteen</table><custom-tag>seventeen"
+    "</custom-tag><p>" + " filler words here" * 30 + "</p></body>"
+)
+
+
+class _CompiledWalk:
+    """The compiled walk module, loaded once: ``state`` is ``ready`` or why it is not used."""
+
+    module: Any = None
+    state = "unloaded"
+
+
+def _compiled() -> Any:
+    """The compiled walk module when it was built and gives the Python walk's answer on a probe
+    page (so a selectolax whose lexbor structs differ falls back to Python), else None. Set
+    ``TRAWL_PURE_PYTHON=1`` to always use the Python walk."""
+    if _CompiledWalk.state == "unloaded":
+        _CompiledWalk.state = _load_compiled()
+    return _CompiledWalk.module if _CompiledWalk.state == "ready" else None
+
+
+def compiled_walk_status() -> str:
+    """``ready`` when :func:`parse_blocks` uses the compiled walk, else why it does not."""
+    _compiled()
+    return _CompiledWalk.state
+
+
+def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
+    """The hint keywords for the compiled matcher: ``(keyword, end kind, bits, suffix bits)``, end
+    kinds as in ``_walk.init_hints`` (1 plain, 2 optional ``-?digit``, 3 ``s?`` and a boundary, 4 a
+    boundary)."""
+    kinds = {r"(?:-?\d)?": 2, r"s?\b": 3, r"\b": 4}
+    out = []
+    for word in sorted({*_KEYWORD_BITS, *_SUFFIXED}):
+        suffix = _SUFFIXED.get(word)
+        kind = kinds[suffix] if suffix is not None else 1
+        out.append((word.encode("ascii"), kind, _KEYWORD_BITS.get(word, 0), _SUFFIX_BITS.get(word, 0)))
+    return out
+
+
+def _load_compiled() -> str:
+    if os.environ.get("TRAWL_PURE_PYTHON"):
+        return "disabled by TRAWL_PURE_PYTHON"
+    try:
+        from trawl.extract import _walk  # noqa: PLC0415 - optional: built on install when it can be
+    except ImportError as exc:
+        return f"not built ({exc})"
+    try:
+        lib = ctypes.CDLL(lx.__file__)
+
+        def addr(name: str) -> int:
+            value = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+            if not value:
+                raise OSError(f"no {name} in {lx.__file__}")
+            return int(value)
+
+        kinds = dict.fromkeys(_BLOCK_IDS, 1)
+        kinds.update(dict.fromkeys(_INVISIBLE_IDS, 2))
+        kinds[_ANCHOR_ID] = 3
+        kinds.update(dict.fromkeys(_BREAK_IDS, 4))
+        kinds[_NOSCRIPT_ID] = 5
+        index = {_tid(t): i for i, t in enumerate(_BLOCK_NAMES)}
+        semantic = {_tid(t): bits for t, bits in _SEMANTIC.items()}
+        groups = {_tid(t): g for t, g in ANCESTOR_GROUPS.items()}
+        if max(kinds) >= 512 or _BODY_ID not in kinds:
+            return "lexbor tag ids out of the compiled table's range"
+        _walk.init(
+            addr("lxb_dom_element_first_attribute_noi"),
+            addr("lxb_dom_element_next_attribute_noi"),
+            addr("lxb_dom_attr_local_name_noi"),
+            addr("lxb_dom_attr_value_noi"),
+            kinds,
+            index,
+            semantic,
+            groups,
+        )
+        _walk.init_hints(_hint_keywords(), 1 << 6)
+        _CompiledWalk.module = _walk
+        fast = _parse_compiled(LexborHTMLParser(_PROBE_PAGE).body, True)
+        slow = _parse_python(LexborHTMLParser(_PROBE_PAGE).body, True)
+    except Exception as exc:  # an unexpected selectolax build: the Python walk is always right
+        _CompiledWalk.module = None
+        return f"failed its probe ({type(exc).__name__}: {exc})"
+    if fast != slow or len(fast.blocks) < 8:
+        _CompiledWalk.module = None
+        return "failed its probe (gives other blocks than the Python walk)"
+    return "ready"

@@ -1,0 +1,39 @@
+"""Build of trawl's one optional compiled module, the extractor's block walk.
+
+Everything else is in pyproject.toml. ``trawl.extract._walk`` is Cython over the DOM that selectolax's
+lexbor builds; when it cannot be compiled (no C compiler, no Python headers), the install goes on
+without it and ``trawl.extract.blocks`` uses its pure-Python walk, which gives the same blocks.
+"""
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+from setuptools.extension import Extension
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compilation is a warning, not a failed install (the Python walk stands in)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # any compiler or Cython failure
+            print(f"warning: trawl.extract._walk not built ({exc}); the pure-Python walk is used")
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            print(f"warning: {ext.name} not built ({exc}); the pure-Python walk is used")
+
+
+def extensions() -> list[Extension]:
+    try:
+        from Cython.Build import cythonize  # noqa: PLC0415 - a build requirement, maybe absent
+    except ImportError:
+        print("warning: Cython is not installed; trawl.extract._walk not built")
+        return []
+    ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O2"])
+    return list(cythonize([ext], language_level=3, quiet=True))
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

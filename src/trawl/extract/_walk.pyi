@@ -1,0 +1,38 @@
+"""Types of the compiled block walk (``_walk.pyx``); see :mod:`trawl.extract.blocks`."""
+
+from collections.abc import Callable
+
+def init(
+    first_attr: int,
+    next_attr: int,
+    attr_name: int,
+    attr_value: int,
+    kinds: dict[int, int],
+    block_index: dict[int, int],
+    semantic: dict[int, int],
+    groups: dict[int, int],
+) -> None: ...
+def init_hints(keywords: list[tuple[bytes, int, int, int]], ad_bit: int) -> None: ...
+def hint_bits_ascii(names: bytes) -> int | None: ...
+def hidden_sizes(
+    root_id: int, is_hidden_style: Callable[[str], bool], attributes: bool = True
+) -> tuple[int, list[tuple[int, int]]]: ...
+def walk(
+    root_id: int, drop: set[int], hint_cache: dict[str, int], hint_bits: Callable[[str], int]
+) -> tuple[
+    list[str],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    list[int],
+    int,
+]: ...

@@ -1,0 +1,743 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The compiled block walk of :func:`trawl.extract.blocks.parse_blocks` (optional fast path).
+
+It reads the DOM that selectolax's lexbor parser built, through lexbor's own node structs, and
+produces the same text blocks and block elements as the pure-Python walk, in one C pass per
+page: no Python object per node, no marker text nodes. The Python walk stays the reference (and the
+path used where this extension was not built); ``tests/extract/test_walk.py`` checks both give
+identical pages on real documents.
+
+Only the leading fields of ``lxb_dom_node_t`` and ``lxb_dom_character_data_t`` are read, as
+selectolax's ``lexbor.pxd`` declares them; attributes are read through lexbor's exported
+non-inline accessors, whose addresses :func:`init` receives (from ``ctypes``). ``blocks.py``
+checks the layout on a probe document before it uses this module.
+"""
+
+from libc.stdint cimport uintptr_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+
+
+cdef struct lexbor_str_t:
+    unsigned char *data
+    size_t length
+
+
+cdef struct lxb_dom_node_t:
+    void *events
+    uintptr_t local_name
+    uintptr_t prefix
+    uintptr_t ns
+    void *owner_document
+    lxb_dom_node_t *next
+    lxb_dom_node_t *prev
+    lxb_dom_node_t *parent
+    lxb_dom_node_t *first_child
+    lxb_dom_node_t *last_child
+    void *user
+    int type
+
+
+cdef struct lxb_dom_character_data_t:
+    lxb_dom_node_t node
+    lexbor_str_t data
+
+
+ctypedef void *(*first_attr_f)(void *element) noexcept nogil
+ctypedef void *(*next_attr_f)(void *attr) noexcept nogil
+ctypedef const unsigned char *(*attr_str_f)(void *attr, size_t *length) noexcept nogil
+
+cdef first_attr_f _first_attr = NULL
+cdef next_attr_f _next_attr = NULL
+cdef attr_str_f _attr_name = NULL
+cdef attr_str_f _attr_value = NULL
+
+DEF N_TAGS = 512  # table size: lexbor's static tag ids are below this; others are custom tags
+
+cdef unsigned char _kind[N_TAGS]  # 0 other, 1 block, 2 invisible, 3 anchor, 4 break, 5 noscript
+cdef int _tag_index[N_TAGS]  # index into the tag name table for block tags
+cdef long _semantic[N_TAGS]
+cdef long _group[N_TAGS]  # ANCESTOR_GROUPS bit + 1 (0: none), for block tags
+cdef bint _ready = False
+
+DEF K_OTHER = 0
+DEF K_BLOCK = 1
+DEF K_INVISIBLE = 2
+DEF K_ANCHOR = 3
+DEF K_BREAK = 4
+DEF K_NOSCRIPT = 5
+
+DEF T_ELEMENT = 1
+DEF T_TEXT = 3
+
+# Attribute flags found on one element.
+DEF A_HIDDEN = 1  # hidden, aria-hidden="true"
+DEF A_STYLE = 2  # has a style attribute (checked by the caller's regex)
+
+
+def init(
+    size_t first_attr, size_t next_attr, size_t attr_name, size_t attr_value,
+    dict kinds, dict block_index, dict semantic, dict groups,
+):
+    """Set lexbor's accessor addresses and the per-tag-id tables (``tag id -> value``)."""
+    global _first_attr, _next_attr, _attr_name, _attr_value, _ready
+    _first_attr = <first_attr_f> first_attr
+    _next_attr = <next_attr_f> next_attr
+    _attr_name = <attr_str_f> attr_name
+    _attr_value = <attr_str_f> attr_value
+    cdef int i
+    for i in range(N_TAGS):
+        _kind[i] = 0
+        _tag_index[i] = -1
+        _semantic[i] = 0
+        _group[i] = 0
+    for k, v in kinds.items():
+        if 0 <= k < N_TAGS:
+            _kind[k] = v
+    for k, v in block_index.items():
+        if 0 <= k < N_TAGS:
+            _tag_index[k] = v
+    for k, v in semantic.items():
+        if 0 <= k < N_TAGS:
+            _semantic[k] = v
+    for k, v in groups.items():
+        if 0 <= k < N_TAGS:
+            _group[k] = v + 1
+    _ready = True
+
+
+cdef inline int kind_of(lxb_dom_node_t *node) noexcept nogil:
+    if node.local_name < N_TAGS:
+        return _kind[node.local_name]
+    return K_OTHER
+
+
+cdef inline bint name_is(const unsigned char *name, size_t length, const char *want, size_t n) noexcept nogil:
+    return length == n and memcmp(name, want, n) == 0
+
+
+cdef int attr_flags(lxb_dom_node_t *node, const unsigned char **style, size_t *style_len) noexcept nogil:
+    """Hidden-related attributes of an element: A_HIDDEN, A_STYLE (value in ``style``)."""
+    cdef void *attr = _first_attr(<void *> node)
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef size_t length = 0, vlen = 0
+    cdef int flags = 0
+    while attr != NULL:
+        name = _attr_name(attr, &length)
+        if name != NULL:
+            if name_is(name, length, b"hidden", 6):
+                flags |= A_HIDDEN
+            elif name_is(name, length, b"aria-hidden", 11):
+                value = _attr_value(attr, &vlen)
+                if value != NULL and name_is(value, vlen, b"true", 4):
+                    flags |= A_HIDDEN
+            elif name_is(name, length, b"style", 5):
+                value = _attr_value(attr, &vlen)
+                if value != NULL and vlen:
+                    flags |= A_STYLE
+                    style[0] = value
+                    style_len[0] = vlen
+        attr = _next_attr(attr)
+    return flags
+
+
+cdef inline int ws_len(const unsigned char *p, size_t i, size_t n) noexcept nogil:
+    """Byte length of the whitespace character (as ``str.split`` sees it) at ``p[i]``, else 0."""
+    cdef unsigned char c = p[i], c1, c2
+    if c < 0x80:
+        return 1 if (c == 32 or (9 <= c <= 13) or (28 <= c <= 31)) else 0
+    if c == 0xC2 and i + 1 < n:
+        c1 = p[i + 1]
+        return 2 if (c1 == 0x85 or c1 == 0xA0) else 0
+    if i + 2 >= n:
+        return 0
+    c1 = p[i + 1]
+    c2 = p[i + 2]
+    if c == 0xE1:
+        return 3 if (c1 == 0x9A and c2 == 0x80) else 0
+    if c == 0xE2:
+        if c1 == 0x80:
+            return 3 if (c2 <= 0x8A or c2 == 0xA8 or c2 == 0xA9 or c2 == 0xAF) and c2 >= 0x80 else 0
+        return 3 if (c1 == 0x81 and c2 == 0x9F) else 0
+    if c == 0xE3:
+        return 3 if (c1 == 0x80 and c2 == 0x80) else 0
+    return 0
+
+
+cdef size_t count_words(const unsigned char *p, size_t n) noexcept nogil:
+    cdef size_t i = 0, words = 0
+    cdef int w
+    cdef bint in_word = False
+    while i < n:
+        w = ws_len(p, i, n)
+        if w:
+            in_word = False
+            i += w
+        else:
+            if not in_word:
+                words += 1
+                in_word = True
+            i += 1
+    return words
+
+
+# --------------------------------------------------------------------------- class/id hints
+# The keyword trie of blocks.hint_bits, for names that are all ASCII (others go to Python): at each
+# position the deepest keyword that matches (with its suffix rule) wins, and matching resumes
+# after it, as ``re.findall`` with blocks' prefix-factored pattern does.
+
+DEF END_NONE = 0
+DEF END_PLAIN = 1
+DEF END_POST = 2  # optional "-digit" or "digit"; with it, the suffix bits
+DEF END_TAG = 3  # optional "s", then a word boundary
+DEF END_BOUNDARY = 4  # a word boundary
+
+cdef int *_trie = NULL  # node * 128 + byte -> child node (0: none; the root is node 0)
+cdef unsigned char *_end_kind = NULL
+cdef long *_end_bits = NULL
+cdef long *_suffix_bits = NULL
+cdef int _trie_nodes = 0
+cdef long _ad_bit = 0
+DEF HINT_NAME_CHARS = 400
+
+
+def init_hints(list keywords, long ad_bit):
+    """The keyword trie: ``keywords`` is ``[(ascii keyword, end kind, plain bits, suffix bits)]``
+    (end kinds: 1 plain, 2 post-like, 3 tag-like, 4 boundary); ``ad_bit`` is set by the
+    whole-word "ad"/"ads" rule."""
+    global _trie, _end_kind, _end_bits, _suffix_bits, _trie_nodes, _ad_bit
+    cdef int n = 1 + sum(len(k) for k, _, _, _ in keywords)
+    cdef int node, nxt, count = 1
+    free(_trie)
+    free(_end_kind)
+    free(_end_bits)
+    free(_suffix_bits)
+    _trie = <int *> malloc(n * 128 * sizeof(int))
+    _end_kind = <unsigned char *> malloc(n)
+    _end_bits = <long *> malloc(n * sizeof(long))
+    _suffix_bits = <long *> malloc(n * sizeof(long))
+    if _trie == NULL or _end_kind == NULL or _end_bits == NULL or _suffix_bits == NULL:
+        raise MemoryError()
+    for node in range(n * 128):
+        _trie[node] = 0
+    for node in range(n):
+        _end_kind[node] = END_NONE
+        _end_bits[node] = 0
+        _suffix_bits[node] = 0
+    for word, kind, plain, suffix in keywords:
+        node = 0
+        for c in <bytes> word:
+            if c >= 128:
+                raise ValueError(f"hint keyword {word!r} is not ASCII")
+            nxt = _trie[node * 128 + c]
+            if nxt == 0:
+                nxt = count
+                count += 1
+                _trie[node * 128 + c] = nxt
+            node = nxt
+        _end_kind[node] = kind
+        _end_bits[node] = plain
+        _suffix_bits[node] = suffix
+    _trie_nodes = count
+    _ad_bit = ad_bit
+
+
+cdef inline bint is_word_char(unsigned char c) noexcept nogil:
+    return (b'a' <= c <= b'z') or (b'0' <= c <= b'9') or c == b'_' or (b'A' <= c <= b'Z')
+
+
+cdef inline bint boundary(const unsigned char *w, size_t k, size_t n) noexcept nogil:
+    """``\\b`` after ``w[k - 1]`` (a word character in every keyword)."""
+    return k >= n or not is_word_char(w[k])
+
+
+cdef inline bint is_digit(unsigned char c) noexcept nogil:
+    return b'0' <= c <= b'9'
+
+
+cdef inline bint is_non_word_sep(unsigned char c) noexcept nogil:
+    return c == b'-' or c == b'_' or c == b'.' or c == b':' or c == b'/' or c == b'#' or c == b'[' \
+        or c == b']' or c == b'(' or c == b')'
+
+
+cdef long word_bits(const unsigned char *w, size_t n) noexcept nogil:
+    """Hint bits of one lower-cased ASCII word (blocks._word_hint_bits)."""
+    cdef long bits = 0, best_bits
+    cdef size_t i = 0, j, best_len, start
+    cdef int node, nxt, kind
+    cdef unsigned char c
+    cdef bint has_ad = False
+    while i < n:
+        node = 0
+        best_len = 0
+        best_bits = 0
+        j = i
+        while j < n:
+            nxt = _trie[node * 128 + w[j]]
+            if nxt == 0:
+                break
+            node = nxt
+            j += 1
+            kind = _end_kind[node]
+            if kind == END_PLAIN:
+                best_len = j - i
+                best_bits = _end_bits[node]
+            elif kind == END_POST:
+                if j < n and is_digit(w[j]):
+                    best_len = j - i + 1
+                    best_bits = _suffix_bits[node]
+                elif j + 1 < n and w[j] == b'-' and is_digit(w[j + 1]):
+                    best_len = j - i + 2
+                    best_bits = _suffix_bits[node]
+                else:
+                    best_len = j - i
+                    best_bits = _end_bits[node]
+            elif kind == END_TAG:
+                if j < n and w[j] == b's' and boundary(w, j + 1, n):
+                    best_len = j - i + 1
+                    best_bits = _suffix_bits[node]
+                elif boundary(w, j, n):
+                    best_len = j - i
+                    best_bits = _suffix_bits[node]
+            elif kind == END_BOUNDARY:
+                if boundary(w, j, n):
+                    best_len = j - i
+                    best_bits = _suffix_bits[node]
+        if best_len:
+            bits |= best_bits
+            i += best_len
+        else:
+            i += 1
+    # Whole-word "ad" / "ads" among the word's pieces ("top-ad", "ads_box").
+    for i in range(n - 1 if n else 0):
+        if w[i] == b'a' and w[i + 1] == b'd':
+            has_ad = True
+            break
+    if has_ad:
+        i = 0
+        while i < n:
+            while i < n and is_non_word_sep(w[i]):
+                i += 1
+            start = i
+            while i < n and not is_non_word_sep(w[i]):
+                i += 1
+            if (i - start == 2 and w[start] == b'a' and w[start + 1] == b'd') or (
+                i - start == 3 and w[start] == b'a' and w[start + 1] == b'd' and w[start + 2] == b's'
+            ):
+                bits |= _ad_bit
+                break
+    return bits
+
+
+cdef inline bint ascii_space(unsigned char c) noexcept nogil:
+    return c == 32 or (9 <= c <= 13) or (28 <= c <= 31)
+
+
+cdef long names_bits(unsigned char *p, size_t n) noexcept nogil:
+    """Hint bits of an ASCII class/id/role string (lower-cased here, in place)."""
+    cdef long bits = 0
+    cdef size_t i = 0, start
+    if n > HINT_NAME_CHARS:
+        n = HINT_NAME_CHARS
+    for i in range(n):
+        if b'A' <= p[i] <= b'Z':
+            p[i] = p[i] + 32
+    i = 0
+    while i < n:
+        while i < n and ascii_space(p[i]):
+            i += 1
+        start = i
+        while i < n and not ascii_space(p[i]):
+            i += 1
+        if i > start:
+            bits |= word_bits(p + start, i - start)
+    return bits
+
+
+def hint_bits_ascii(bytes names):
+    """The hint bits of an ASCII class/id/role string, computed here (for tests: they must
+    equal blocks.hint_bits); None when it is not ASCII."""
+    cdef bytearray buf = bytearray(names)
+    cdef unsigned char *p = <unsigned char *> (<char *> buf)
+    cdef size_t i
+    if _trie == NULL:
+        raise RuntimeError("trawl.extract._walk.init_hints was not called")
+    for i in range(len(buf)):
+        if p[i] >= 128:
+            return None
+    return names_bits(p, len(buf))
+
+
+cdef struct Buf:
+    unsigned char *data
+    size_t length
+    size_t size
+
+
+cdef int buf_add(Buf *b, const unsigned char *src, size_t n) except -1:
+    cdef size_t want = b.length + n
+    cdef unsigned char *grown
+    if want > b.size:
+        if want < 2 * b.size:
+            want = 2 * b.size
+        if want < 4096:
+            want = 4096
+        grown = <unsigned char *> realloc(b.data, want)
+        if grown == NULL:
+            raise MemoryError()
+        b.data = grown
+        b.size = want
+    memcpy(b.data + b.length, src, n)
+    b.length += n
+    return 0
+
+
+cdef size_t text_chars(lxb_dom_character_data_t *text) noexcept nogil:
+    """Characters (not bytes) of a text node's UTF-8 data."""
+    cdef size_t i, n = 0
+    cdef const unsigned char *p = text.data.data
+    if p == NULL:
+        return 0
+    for i in range(text.data.length):
+        if (p[i] & 0xC0) != 0x80:
+            n += 1
+    return n
+
+
+cdef class _Walk:
+    """The state of one page's walk; :func:`walk` drives it."""
+
+    cdef Buf seg, out, link, names
+    cdef bint in_link
+    cdef list texts, b_words, b_links, b_element
+    cdef list e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside
+    cdef long total_words
+
+    # (C fields start zeroed: empty buffers.)
+
+    def __dealloc__(self):
+        free(self.seg.data)
+        free(self.out.data)
+        free(self.link.data)
+        free(self.names.data)
+
+    cdef long element_hints(self, lxb_dom_node_t *node, dict cache, object py_hint_bits) except -1:
+        """Hint bits of ``class [id] [role]``: in C when ASCII, else by ``py_hint_bits`` (cached)."""
+        cdef void *attr = _first_attr(<void *> node)
+        cdef const unsigned char *name
+        cdef const unsigned char *value
+        cdef const unsigned char *cls = NULL
+        cdef const unsigned char *ident = NULL
+        cdef const unsigned char *role = NULL
+        cdef size_t length = 0, vlen = 0, cls_len = 0, ident_len = 0, role_len = 0, i
+        cdef unsigned char space = 32
+        cdef bint ascii = True
+        while attr != NULL:
+            name = _attr_name(attr, &length)
+            if name != NULL and 2 <= length <= 5:
+                if name_is(name, length, b"class", 5):
+                    cls = _attr_value(attr, &cls_len)
+                elif name_is(name, length, b"id", 2):
+                    ident = _attr_value(attr, &ident_len)
+                elif name_is(name, length, b"role", 4):
+                    role = _attr_value(attr, &role_len)
+            attr = _next_attr(attr)
+        self.names.length = 0
+        if cls != NULL and cls_len:
+            buf_add(&self.names, cls, cls_len)
+        if ident != NULL and ident_len:
+            buf_add(&self.names, &space, 1)
+            buf_add(&self.names, ident, ident_len)
+        if role != NULL and role_len:
+            buf_add(&self.names, &space, 1)
+            buf_add(&self.names, role, role_len)
+        if not self.names.length:
+            return 0
+        for i in range(self.names.length):
+            if self.names.data[i] >= 128:
+                ascii = False
+                break
+        if ascii:
+            return names_bits(self.names.data, self.names.length)
+        text = PyUnicode_DecodeUTF8(<const char *> self.names.data, self.names.length, "replace")
+        cached = cache.get(text)
+        return <long> (py_hint_bits(text) if cached is None else cached)
+
+    cdef int flush(self, long element) except -1:
+        """The text gathered since the last block boundary becomes a block of ``element``."""
+        cdef size_t i = 0, n = self.seg.length, words = 0, links, start
+        cdef int w
+        cdef const unsigned char *p = self.seg.data
+        cdef unsigned char space = 32
+        self.in_link = False
+        if n == 0:
+            self.link.length = 0
+            return 0
+        self.out.length = 0
+        while i < n:
+            w = ws_len(p, i, n)
+            if w:
+                i += w
+                continue
+            if words:
+                buf_add(&self.out, &space, 1)
+            words += 1
+            start = i
+            while i < n and not ws_len(p, i, n):
+                i += 1
+            buf_add(&self.out, p + start, i - start)
+        self.seg.length = 0
+        if words:
+            links = count_words(self.link.data, self.link.length) if self.link.length else 0
+            self.texts.append(PyUnicode_DecodeUTF8(<const char *> self.out.data, self.out.length, "replace"))
+            self.b_words.append(words)
+            self.b_links.append(links if links < words else words)
+            self.b_element.append(element)
+            self.total_words += words
+        self.link.length = 0
+        return 0
+
+
+def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
+    """Pass 1: the visible characters of the page and of each hidden-looking element.
+
+    Returns ``(total, [(node id, characters), ...])`` in document order; invisible elements
+    (scripts, media fallbacks, form controls) count nothing. Hidden-looking: ``<noscript>``, and
+    when ``attributes``, ``hidden``, ``aria-hidden="true"`` or an inline style that
+    ``is_hidden_style(str) -> bool`` judges hidden.
+    """
+    cdef lxb_dom_node_t *root = <lxb_dom_node_t *> root_id
+    cdef lxb_dom_node_t *node = root.first_child
+    cdef size_t total = 0
+    cdef int kind, flags
+    cdef const unsigned char *style = NULL
+    cdef size_t style_len = 0
+    cdef list open_ids = []  # candidate node ids entered and not yet left, with their start count
+    cdef list found = []
+    cdef bint candidate
+    if not _ready:
+        raise RuntimeError("trawl.extract._walk.init was not called")
+    while node != NULL:
+        if node.type == T_ELEMENT:
+            kind = kind_of(node)
+            if kind != K_INVISIBLE:
+                candidate = kind == K_NOSCRIPT
+                if not candidate and attributes:
+                    flags = attr_flags(node, &style, &style_len)
+                    if flags & A_HIDDEN:
+                        candidate = True
+                    elif flags & A_STYLE:
+                        candidate = bool(is_hidden_style(
+                            PyUnicode_DecodeUTF8(<const char *> style, style_len, "replace")
+                        ))
+                if candidate:
+                    open_ids.append((<size_t> node, total, len(found)))
+                    found.append(None)
+                if node.first_child != NULL:
+                    node = node.first_child
+                    continue
+                if candidate:
+                    ident, start, at = open_ids.pop()
+                    found[at] = (ident, total - start)
+        elif node.type == T_TEXT:
+            total += text_chars(<lxb_dom_character_data_t *> node)
+        while True:
+            if node.next != NULL:
+                node = node.next
+                break
+            node = node.parent
+            if node == root or node == NULL:
+                node = NULL
+                break
+            if open_ids and open_ids[len(open_ids) - 1][0] == <size_t> node:
+                ident, start, at = open_ids.pop()
+                found[at] = (ident, total - start)
+    return total, found
+
+
+cdef struct LongVec:
+    long *data
+    size_t length
+    size_t size
+
+
+cdef int vec_push(LongVec *v, long x) except -1:
+    cdef size_t want
+    cdef long *grown
+    if v.length == v.size:
+        want = 2 * v.size if v.size else 256
+        grown = <long *> realloc(v.data, want * sizeof(long))
+        if grown == NULL:
+            raise MemoryError()
+        v.data = grown
+        v.size = want
+    v.data[v.length] = x
+    v.length += 1
+    return 0
+
+
+cdef list vec_list(LongVec *v, size_t n):
+    cdef size_t i
+    return [v.data[i] for i in range(n)]
+
+
+cdef class _Elements:
+    """Growable per-element columns (freed with the object)."""
+
+    cdef LongVec tag, parent, depth, hints, ahints, inside, group, words, links, order
+
+    def __dealloc__(self):
+        free(self.tag.data)
+        free(self.parent.data)
+        free(self.depth.data)
+        free(self.hints.data)
+        free(self.ahints.data)
+        free(self.inside.data)
+        free(self.group.data)
+        free(self.words.data)
+        free(self.links.data)
+        free(self.order.data)
+
+    cdef int add(self, long tag, long parent, long depth, long hints, long ahints, long inside,
+                 long group) except -1:
+        vec_push(&self.tag, tag)
+        vec_push(&self.parent, parent)
+        vec_push(&self.depth, depth)
+        vec_push(&self.hints, hints)
+        vec_push(&self.ahints, ahints)
+        vec_push(&self.inside, inside)
+        vec_push(&self.group, group)
+        vec_push(&self.words, 0)
+        vec_push(&self.links, 0)
+        vec_push(&self.order, 0)
+        return 0
+
+
+def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
+    """Pass 2: the text blocks and block elements of the subtree under ``root_id``.
+
+    ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped. Returns
+    ``(texts, words, link_words, block_element, starts, tag_index, parent, depth, hints,
+    ancestor_hints, inside, el_words, el_link_words, el_order, total_words)``: per block, its
+    collapsed text, counts, element and word offset; per element (0 is the root), the index of its
+    tag in the block tag table (-1 for the root), its parent, depth, class/id hint bits, the union
+    of its ancestors' and its own, the ANCESTOR_GROUPS bits of its proper ancestors, and the
+    words, link words and first block of its subtree.
+    """
+    cdef lxb_dom_node_t *root = <lxb_dom_node_t *> root_id
+    cdef lxb_dom_node_t *node = root.first_child
+    cdef lxb_dom_character_data_t *text
+    cdef _Walk st = _Walk()
+    cdef _Elements els = _Elements()
+    cdef int kind
+    cdef long top = 0, at, bits, inside, pg
+    cdef size_t i, n_el, n_bl, b
+    cdef unsigned char space = 32, newline = 10
+    cdef bint has_drop = bool(drop)
+    cdef long *parent
+    cdef long *words
+    cdef long *links
+    cdef long *order
+    if not _ready:
+        raise RuntimeError("trawl.extract._walk.init was not called")
+    st.texts = []
+    st.b_words = []
+    st.b_links = []
+    st.b_element = []
+    st.total_words = 0
+    st.in_link = False
+    els.add(-1, -1, 0, 0, 0, 0, 0)
+    while node != NULL:
+        if node.type == T_ELEMENT:
+            kind = kind_of(node)
+            if kind == K_INVISIBLE or (has_drop and (<size_t> node) in drop):
+                pass  # skipped with its subtree
+            else:
+                if kind == K_BLOCK:
+                    st.flush(top)
+                    at = els.tag.length
+                    bits = _semantic[node.local_name]
+                    if _first_attr(<void *> node) != NULL:
+                        bits |= st.element_hints(node, hint_cache, hint_bits)
+                    pg = els.group.data[top]
+                    inside = els.inside.data[top]
+                    if pg:
+                        inside |= 1 << (pg - 1)
+                    els.add(
+                        _tag_index[node.local_name], top, els.depth.data[top] + 1, bits,
+                        els.ahints.data[top] | bits, inside, _group[node.local_name],
+                    )
+                    top = at
+                elif kind == K_ANCHOR:
+                    st.in_link = True
+                    buf_add(&st.link, &space, 1)
+                if node.first_child != NULL:
+                    node = node.first_child
+                    continue
+                # A childless element is left at once.
+                if kind == K_BLOCK:
+                    st.flush(top)
+                    top = els.parent.data[top]
+                elif kind == K_ANCHOR:
+                    st.in_link = False
+                elif kind == K_BREAK:
+                    buf_add(&st.seg, &newline, 1)
+                    if st.in_link:
+                        buf_add(&st.link, &newline, 1)
+        elif node.type == T_TEXT:
+            text = <lxb_dom_character_data_t *> node
+            if text.data.data != NULL and text.data.length:
+                buf_add(&st.seg, text.data.data, text.data.length)
+                if st.in_link:
+                    buf_add(&st.link, text.data.data, text.data.length)
+        while True:
+            if node.next != NULL:
+                node = node.next
+                break
+            node = node.parent
+            if node == root or node == NULL:
+                node = NULL
+                break
+            # Leaving an element whose children were walked (skipped ones never get here).
+            kind = kind_of(node)
+            if kind == K_BLOCK:
+                st.flush(top)
+                top = els.parent.data[top]
+            elif kind == K_ANCHOR:
+                st.in_link = False
+    st.flush(top)
+    # Words per element, own blocks first, then children into parents: a child always comes
+    # after its parent, so one backward pass adds every subtree up.
+    n_el = els.tag.length
+    n_bl = len(st.b_element)
+    parent = els.parent.data
+    words = els.words.data
+    links = els.links.data
+    order = els.order.data
+    starts = []
+    cdef long offset = 0, w
+    for i in range(n_bl):
+        starts.append(offset)
+        w = st.b_words[i]
+        offset += w
+    for i in range(n_bl, 0, -1):
+        b = st.b_element[i - 1]
+        words[b] += <long> st.b_words[i - 1]
+        links[b] += <long> st.b_links[i - 1]
+        order[b] = i - 1
+    for i in range(n_el - 1, 0, -1):
+        if words[i]:
+            at = parent[i]
+            if not words[at] or order[i] < order[at]:
+                order[at] = order[i]
+            words[at] += words[i]
+            links[at] += links[i]
+    return (
+        st.texts, st.b_words, st.b_links, st.b_element, starts,
+        vec_list(&els.tag, n_el), vec_list(&els.parent, n_el), vec_list(&els.depth, n_el),
+        vec_list(&els.hints, n_el), vec_list(&els.ahints, n_el), vec_list(&els.inside, n_el),
+        vec_list(&els.words, n_el), vec_list(&els.links, n_el), vec_list(&els.order, n_el),
+        st.total_words,
+    )

@@ -1,0 +1,149 @@
+"""The compiled block walk (``trawl.extract._walk``) gives exactly the Python walk's pages.
+
+Both walks run on the same documents: hand-made ones aimed at the edges (links across block
+boundaries, line breaks inside links, Unicode spaces, hidden elements inside hidden elements,
+custom tags, tables without closing tags) and real WCXB pages. The compiled class/id keyword
+matcher is checked against the regex one on every class string of those pages.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from trawl.extract import blocks
+from trawl.extract.blocks import compiled_walk_status, hint_bits, parse_blocks
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "extraction" / "wcxb-dev" / "html"
+
+needs_compiled = pytest.mark.skipif(
+    compiled_walk_status() != "ready", reason=f"compiled walk: {compiled_walk_status()}"
+)
+
+_EDGE_PAGES = [
+    "<body>plain text only</body>",
+    "<body></body>",
+    "<body><p>one</p>tail <a href=#>link <b>bold</b></a> after</body>",
+    "<body><a href=#>link <div>inside block</div> rest of link</a> outside</body>",
+    "<body><p>line<br>break <a>in<br>link</a><hr>rule</p></body>",
+    "<body><p>nbsp\u00a0and\u2003em\u3000ideo\u2028ls\x85nel space</p></body>",
+    "<body><div hidden><p>hidden <span hidden>inner hidden</span> words</p></div>"
+    + "<p>"
+    + "visible words " * 20
+    + "</p></body>",
+    "<body><div aria-hidden=true>aria</div><div aria-hidden=false>shown</div>"
+    + "<div style='DISPLAY : None'>styled</div><div style='visibility:hidden'>vis</div>"
+    + "<p>"
+    + "main text " * 30
+    + "</p></body>",
+    "<body><noscript><p>" + "all the posts " * 50 + "</p></noscript><p>small</p></body>",
+    "<body><table><tr><td>a<td>b<tr><td>c</table><custom-el class='nav'>custom</custom-el></body>",
+    "<body><ul class='menu main-nav'><li>one<li>two</ul><dl><dt>t<dd>d</dl></body>",
+    "<body><script>var x = 1;</script><style>p{}</style><svg><text>svg</text></svg>"
+    + "<template><p>tpl</p></template><select><option>opt</select><p>kept</p></body>",
+    "<body><div class='Post-12 TAGS x-ad' id='Side' role='complementary'>roles</div></body>",
+    "<body><div class='caf\u00e9 navigation'>non-ascii class</div><p id='\u30ca\u30d3'>x</p></body>",
+    "<body><pre>  code\n    indented\tand tabs  </pre><blockquote>q<p>in quote</p></blockquote></body>",
+    "<body>" + "<div>" * 200 + "deep" + "</div>" * 200 + "</body>",
+    "<body><p>a&amp;b &lt;c&gt; &#x1F600; &nosuch; text</p></body>",
+]
+
+
+def _both(markup: str) -> tuple[blocks.PageBlocks, blocks.PageBlocks]:
+    return parse_blocks(markup, compiled=True), parse_blocks(markup, compiled=False)
+
+
+@needs_compiled
+@pytest.mark.parametrize("markup", _EDGE_PAGES)
+def test_compiled_walk_matches_python_walk_on_edge_pages(markup: str) -> None:
+    fast, slow = _both(markup)
+    assert fast.blocks == slow.blocks
+    assert fast.elements == slow.elements
+    assert fast.total_words == slow.total_words
+
+
+@needs_compiled
+def test_hidden_inside_dropped_hidden_is_not_touched() -> None:
+    fast, slow = _both(_EDGE_PAGES[6])
+    assert [b.text for b in fast.blocks] == ["visible words " * 19 + "visible words"]
+    assert fast == slow
+
+
+@needs_compiled
+def test_links_words_counted_only_inside_their_block() -> None:
+    fast, _ = _both(_EDGE_PAGES[3])
+    by_text = {b.text: b for b in fast.blocks}
+    assert by_text["link"].link_words == 1
+    assert by_text["inside block"].link_words == 0
+    assert by_text["rest of link outside"].link_words == 0
+
+
+def _wcxb(limit: int) -> list[str]:
+    paths = sorted(DATA.glob("*.html.gz"))[::7][:limit]
+    return [gzip.decompress(p.read_bytes()).decode("utf-8", "replace") for p in paths]
+
+
+@needs_compiled
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared WCXB data not present")
+def test_compiled_walk_matches_python_walk_on_real_pages() -> None:
+    pages = _wcxb(120)
+    assert len(pages) >= 100
+    for html in pages:
+        fast, slow = _both(html)
+        assert fast == slow
+
+
+@needs_compiled
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared WCXB data not present")
+def test_compiled_hint_matcher_matches_the_regex_on_real_class_names() -> None:
+    walk = blocks._compiled()
+    names = {
+        "post-12", "post1", "post", "posts", "post-x", "POST-3", "tag", "tags", "tag-list", "stags",
+        "x-ad", "x-ad-y", "x-adz", "ad", "ads", "ad_box", "top-ad", "Tags", "sign-up", "more-",
+        "a" * 500 + " nav", "nav\x1cfoot", "",
+    }  # fmt: skip
+    for html in _wcxb(60):
+        for node in LexborHTMLParser(html).body.traverse():
+            attrs = node.attributes
+            for key in ("class", "id", "role"):
+                value = attrs.get(key)
+                if value:
+                    names.add(value)
+    checked = 0
+    for name in names:
+        got = walk.hint_bits_ascii(name.encode("utf-8"))
+        if got is None:
+            assert not name.isascii()
+            continue
+        blocks._hint_cache.clear()
+        blocks._word_cache.clear()
+        assert got == hint_bits(name), name
+        checked += 1
+    assert checked > 1000
+
+
+def test_pure_python_switch() -> None:
+    code = "from trawl.extract.blocks import compiled_walk_status as s; print(s())"
+    env = {**os.environ, "TRAWL_PURE_PYTHON": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "disabled by TRAWL_PURE_PYTHON"
+
+
+def test_compiled_walk_is_built_here() -> None:
+    """The install builds the compiled walk (setup.py); the Python walk is only the fallback."""
+    if os.environ.get("TRAWL_PURE_PYTHON"):
+        pytest.skip("TRAWL_PURE_PYTHON is set")
+    assert compiled_walk_status() == "ready"
+
+
+def test_asking_for_the_compiled_walk_when_absent_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(blocks._CompiledWalk, "state", "not built (test)")
+    with pytest.raises(RuntimeError, match="not available"):
+        parse_blocks("<body><p>x</p></body>", compiled=True)
+    assert parse_blocks("<body><p>x</p></body>").blocks[0].text == "x"
