@@ -147,3 +147,25 @@ def test_asking_for_the_compiled_walk_when_absent_is_an_error(monkeypatch: pytes
     with pytest.raises(RuntimeError, match="not available"):
         parse_blocks("<body><p>x</p></body>", compiled=True)
     assert parse_blocks("<body><p>x</p></body>").blocks[0].text == "x"
+
+
+_CUT_CASES = [
+    "<script>unclosed",
+    "<SCRIPT type=a>x</script >y",
+    "<scripts>a</scripts>",
+    "<style>a</STYLE>b<svg><path/></svg>c",
+    "<script type='application/ld+json'>{}</script>d<script>e</script>f",
+    "<script" + " a" * 2500 + ">too long an opening tag</script>g",
+    "no tags at all",
+    "<p>caf\u00e9</p><script>\u00e9</script>\u00e9",
+]
+
+
+@needs_compiled
+def test_compiled_cut_matches_the_regex_cut() -> None:
+    from trawl.extract.extractor import _cut_no_text
+
+    walk = blocks._compiled()
+    pages = _CUT_CASES + (_wcxb(60) if DATA.is_dir() else [])
+    for html in pages:
+        assert walk.cut_no_text(html.encode()) == _cut_no_text(html).encode(), html[:60]

@@ -2,6 +2,8 @@
 
 from collections.abc import Callable
 
+__all__ = ["cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_hints", "walk"]
+
 def init(
     first_attr: int,
     next_attr: int,
@@ -36,3 +38,4 @@ def walk(
     list[int],
     int,
 ]: ...
+def cut_no_text(markup: bytes) -> bytes: ...

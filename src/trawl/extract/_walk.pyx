@@ -13,9 +13,12 @@ non-inline accessors, whose addresses :func:`init` receives (from ``ctypes``). `
 checks the layout on a probe document before it uses this module.
 """
 
-from libc.stdint cimport uintptr_t
+__all__ = ["cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_hints", "walk"]
+
+from libc.stdint cimport int64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 
@@ -406,13 +409,41 @@ cdef size_t text_chars(lxb_dom_character_data_t *text) noexcept nogil:
     return n
 
 
+cdef struct LongVec:
+    int64_t *data
+    size_t length
+    size_t size
+
+
+cdef int vec_push(LongVec *v, int64_t x) except -1:
+    cdef size_t want
+    cdef int64_t *grown
+    if v.length == v.size:
+        want = 2 * v.size if v.size else 256
+        grown = <int64_t *> realloc(v.data, want * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        v.data = grown
+        v.size = want
+    v.data[v.length] = x
+    v.length += 1
+    return 0
+
+
+cdef bytes vec_bytes(LongVec *v):
+    """The column as native int64 bytes (read with ``numpy.frombuffer``)."""
+    if v.length == 0:
+        return b""
+    return PyBytes_FromStringAndSize(<const char *> v.data, v.length * sizeof(int64_t))
+
+
 cdef class _Walk:
     """The state of one page's walk; :func:`walk` drives it."""
 
     cdef Buf seg, out, link, names
     cdef bint in_link
-    cdef list texts, b_words, b_links, b_element
-    cdef list e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside
+    cdef list texts
+    cdef LongVec b_words, b_links, b_element
     cdef long total_words
 
     # (C fields start zeroed: empty buffers.)
@@ -422,6 +453,9 @@ cdef class _Walk:
         free(self.out.data)
         free(self.link.data)
         free(self.names.data)
+        free(self.b_words.data)
+        free(self.b_links.data)
+        free(self.b_element.data)
 
     cdef long element_hints(self, lxb_dom_node_t *node, dict cache, object py_hint_bits) except -1:
         """Hint bits of ``class [id] [role]``: in C when ASCII, else by ``py_hint_bits`` (cached)."""
@@ -492,9 +526,9 @@ cdef class _Walk:
         if words:
             links = count_words(self.link.data, self.link.length) if self.link.length else 0
             self.texts.append(PyUnicode_DecodeUTF8(<const char *> self.out.data, self.out.length, "replace"))
-            self.b_words.append(words)
-            self.b_links.append(links if links < words else words)
-            self.b_element.append(element)
+            vec_push(&self.b_words, words)
+            vec_push(&self.b_links, links if links < words else words)
+            vec_push(&self.b_element, element)
             self.total_words += words
         self.link.length = 0
         return 0
@@ -557,32 +591,6 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     return total, found
 
 
-cdef struct LongVec:
-    long *data
-    size_t length
-    size_t size
-
-
-cdef int vec_push(LongVec *v, long x) except -1:
-    cdef size_t want
-    cdef long *grown
-    if v.length == v.size:
-        want = 2 * v.size if v.size else 256
-        grown = <long *> realloc(v.data, want * sizeof(long))
-        if grown == NULL:
-            raise MemoryError()
-        v.data = grown
-        v.size = want
-    v.data[v.length] = x
-    v.length += 1
-    return 0
-
-
-cdef list vec_list(LongVec *v, size_t n):
-    cdef size_t i
-    return [v.data[i] for i in range(n)]
-
-
 cdef class _Elements:
     """Growable per-element columns (freed with the object)."""
 
@@ -620,7 +628,8 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
 
     ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped. Returns
     ``(texts, words, link_words, block_element, starts, tag_index, parent, depth, hints,
-    ancestor_hints, inside, el_words, el_link_words, el_order, total_words)``: per block, its
+    ancestor_hints, inside, el_words, el_link_words, el_order, total_words)``, the numeric
+    columns as native int64 bytes (for ``numpy.frombuffer``): per block, its
     collapsed text, counts, element and word offset; per element (0 is the root), the index of its
     tag in the block tag table (-1 for the root), its parent, depth, class/id hint bits, the union
     of its ancestors' and its own, the ANCESTOR_GROUPS bits of its proper ancestors, and the
@@ -636,16 +645,13 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
     cdef size_t i, n_el, n_bl, b
     cdef unsigned char space = 32, newline = 10
     cdef bint has_drop = bool(drop)
-    cdef long *parent
-    cdef long *words
-    cdef long *links
-    cdef long *order
+    cdef int64_t *parent
+    cdef int64_t *words
+    cdef int64_t *links
+    cdef int64_t *order
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
     st.texts = []
-    st.b_words = []
-    st.b_links = []
-    st.b_element = []
     st.total_words = 0
     st.in_link = False
     els.add(-1, -1, 0, 0, 0, 0, 0)
@@ -711,33 +717,150 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
     # Words per element, own blocks first, then children into parents: a child always comes
     # after its parent, so one backward pass adds every subtree up.
     n_el = els.tag.length
-    n_bl = len(st.b_element)
+    n_bl = st.b_element.length
     parent = els.parent.data
     words = els.words.data
     links = els.links.data
     order = els.order.data
-    starts = []
-    cdef long offset = 0, w
-    for i in range(n_bl):
-        starts.append(offset)
-        w = st.b_words[i]
-        offset += w
-    for i in range(n_bl, 0, -1):
-        b = st.b_element[i - 1]
-        words[b] += <long> st.b_words[i - 1]
-        links[b] += <long> st.b_links[i - 1]
-        order[b] = i - 1
-    for i in range(n_el - 1, 0, -1):
-        if words[i]:
-            at = parent[i]
-            if not words[at] or order[i] < order[at]:
-                order[at] = order[i]
-            words[at] += words[i]
-            links[at] += links[i]
-    return (
-        st.texts, st.b_words, st.b_links, st.b_element, starts,
-        vec_list(&els.tag, n_el), vec_list(&els.parent, n_el), vec_list(&els.depth, n_el),
-        vec_list(&els.hints, n_el), vec_list(&els.ahints, n_el), vec_list(&els.inside, n_el),
-        vec_list(&els.words, n_el), vec_list(&els.links, n_el), vec_list(&els.order, n_el),
-        st.total_words,
-    )
+    cdef LongVec starts
+    starts.data = NULL
+    starts.length = starts.size = 0
+    cdef long offset = 0
+    try:
+        for i in range(n_bl):
+            vec_push(&starts, offset)
+            offset += st.b_words.data[i]
+        for i in range(n_bl, 0, -1):
+            b = st.b_element.data[i - 1]
+            words[b] += st.b_words.data[i - 1]
+            links[b] += st.b_links.data[i - 1]
+            order[b] = i - 1
+        for i in range(n_el - 1, 0, -1):
+            if words[i]:
+                at = parent[i]
+                if not words[at] or order[i] < order[at]:
+                    order[at] = order[i]
+                words[at] += words[i]
+                links[at] += links[i]
+        return (
+            st.texts, vec_bytes(&st.b_words), vec_bytes(&st.b_links), vec_bytes(&st.b_element),
+            vec_bytes(&starts), vec_bytes(&els.tag), vec_bytes(&els.parent), vec_bytes(&els.depth),
+            vec_bytes(&els.hints), vec_bytes(&els.ahints), vec_bytes(&els.inside),
+            vec_bytes(&els.words), vec_bytes(&els.links), vec_bytes(&els.order), st.total_words,
+        )
+    finally:
+        free(starts.data)
+
+
+# --------------------------------------------------------------------------- cutting scripts
+
+
+cdef inline unsigned char lower(unsigned char c) noexcept nogil:
+    return c + 32 if b'A' <= c <= b'Z' else c
+
+
+cdef inline bint is_regex_word(unsigned char c) noexcept nogil:
+    """``\\w`` for the byte after a tag name (non-ASCII bytes count as word characters)."""
+    return is_word_char(c) or c >= 0x80
+
+
+cdef inline bint is_ascii_ws(unsigned char c) noexcept nogil:
+    return c == 32 or (9 <= c <= 13)
+
+
+cdef int open_tag(const unsigned char *p, size_t i, size_t n, size_t *name_len, size_t *end) noexcept nogil:
+    """At ``p[i] == '<'``: 1 script, 2 style, 3 svg when an opening tag of one starts here and ends
+    with ``>`` within 4000 bytes (``end``: one past it), else 0."""
+    cdef int kind = 0
+    cdef size_t j, limit
+    if i + 4 < n and lower(p[i + 1]) == b's':
+        if i + 7 <= n and lower(p[i + 2]) == b'c' and lower(p[i + 3]) == b'r' and lower(p[i + 4]) == b'i' \
+                and lower(p[i + 5]) == b'p' and lower(p[i + 6]) == b't':
+            kind, name_len[0] = 1, 6
+        elif i + 6 <= n and lower(p[i + 2]) == b't' and lower(p[i + 3]) == b'y' and lower(p[i + 4]) == b'l' \
+                and lower(p[i + 5]) == b'e':
+            kind, name_len[0] = 2, 5
+        elif lower(p[i + 2]) == b'v' and lower(p[i + 3]) == b'g':
+            kind, name_len[0] = 3, 3
+    if not kind:
+        return 0
+    j = i + 1 + name_len[0]
+    if j < n and is_regex_word(p[j]):
+        return 0
+    limit = j + 4000
+    if limit > n:
+        limit = n
+    while j < limit and p[j] != b'>':
+        j += 1
+    if j >= n or p[j] != b'>':
+        return 0
+    end[0] = j + 1
+    return kind
+
+
+cdef size_t close_tag(const unsigned char *p, size_t i, size_t n, int kind, size_t *end) noexcept nogil:
+    """The start of the first ``</name\\s*>`` at or after ``i`` (``end``: one past it), or ``n``."""
+    cdef const char *name = b"script" if kind == 1 else (b"style" if kind == 2 else b"svg")
+    cdef size_t length = 6 if kind == 1 else (5 if kind == 2 else 3)
+    cdef size_t j, k
+    while i + 2 + length < n:
+        if p[i] == b'<' and p[i + 1] == b'/':
+            k = 0
+            while k < length and lower(p[i + 2 + k]) == <unsigned char> name[k]:
+                k += 1
+            if k == length:
+                j = i + 2 + length
+                while j < n and is_ascii_ws(p[j]):
+                    j += 1
+                if j < n and p[j] == b'>':
+                    end[0] = j + 1
+                    return i
+        i += 1
+    return n
+
+
+def cut_no_text(bytes markup):
+    """``markup`` (UTF-8) without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD
+    scripts kept: the rules of ``extractor._cut_no_text`` over bytes (an opening tag's attributes
+    are limited to 4000 bytes rather than characters; an unclosed element ends the cutting)."""
+    cdef const unsigned char *p = markup
+    cdef size_t n = len(markup), i = 0, pos = 0, name_len = 0, open_end = 0, close_start, close_end = 0
+    cdef int kind
+    cdef const unsigned char *found
+    cdef Buf out
+    out.data = NULL
+    out.length = out.size = 0
+    try:
+        while i < n:
+            found = <const unsigned char *> memchr(p + i, b'<', n - i)
+            if found == NULL:
+                break
+            i = found - p
+            kind = open_tag(p, i, n, &name_len, &open_end)
+            if not kind:
+                i += 1
+                continue
+            close_start = close_tag(p, open_end, n, kind, &close_end)
+            if close_start >= n:
+                break
+            if kind == 1 and _contains(p + i, open_end - i, b"ld+json", 7):
+                i = close_end
+                continue
+            buf_add(&out, p + pos, i - pos)
+            pos = i = close_end
+        if pos == 0:
+            return markup
+        buf_add(&out, p + pos, n - pos)
+        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
+    finally:
+        free(out.data)
+
+
+cdef bint _contains(const unsigned char *p, size_t n, const char *needle, size_t m) noexcept nogil:
+    cdef size_t i
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        if memcmp(p + i, needle, m) == 0:
+            return True
+    return False

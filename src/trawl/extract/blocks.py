@@ -30,19 +30,23 @@ import ctypes
 import os
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+import numpy as np
 from selectolax import lexbor as lx
 from selectolax.lexbor import LexborHTMLParser
 
 __all__ = [
     "ANCESTOR_GROUPS",
+    "BLOCK_TAGS",
     "HINT_NAMES",
     "Block",
     "Element",
     "PageBlocks",
+    "compiled_walk",
+    "compiled_walk_status",
     "hint_bits",
     "parse_blocks",
     "trie_pattern",
@@ -80,6 +84,9 @@ def _tid(tag: str) -> int:
 
 
 _BLOCK_IDS = {_tid(t): t for t in _BLOCKS}
+#: The block tags, in the order of :attr:`PageBlocks.tag_index`.
+BLOCK_TAGS: tuple[str, ...] = _BLOCKS
+_BLOCK_INDEX = {t: i for i, t in enumerate(_BLOCKS)}
 _INVISIBLE_IDS = frozenset(_tid(t) for t in _INVISIBLE)
 _ANCHOR_ID = _tid("a")
 _BODY_ID = _tid("body")
@@ -245,14 +252,146 @@ class Block:
     start: int = 0  # word offset of the block in the page
 
 
-@dataclass(slots=True)
-class PageBlocks:
-    """The text blocks of a page and the block elements that hold them (index 0 is ``<body>``)."""
+_EMPTY = np.zeros(0, dtype=np.int64)
+_COLUMNS = (
+    "words", "link_words", "element", "start",
+    "tag_index", "parent", "depth", "hints", "ancestor_hints", "inside", "el_words", "el_link_words",
+    "order",
+)  # fmt: skip
 
-    blocks: list[Block] = field(default_factory=list)
-    elements: list[Element] = field(default_factory=list)
-    total_words: int = 0
-    cache: dict[str, Any] = field(default_factory=dict)  # derived columns (features.py)
+
+class PageBlocks:
+    """The text blocks of a page and the block elements that hold them, as columns.
+
+    Per block ``i``: ``texts[i]``, and int64 arrays ``words``, ``link_words``, ``element`` (its
+    element's index) and ``start`` (its word offset in the page). Per element (index 0 is
+    ``<body>``; a child always comes after its parent): ``tag_index`` (into :data:`BLOCK_TAGS`,
+    -1 for the body), ``parent`` (-1 for the body), ``depth``, ``hints``, ``ancestor_hints``,
+    ``inside``, ``el_words``, ``el_link_words`` and ``order`` (as :class:`Element`'s fields).
+    The classifier reads the columns; :attr:`blocks` and :attr:`elements` give the same as
+    objects, made on first use. Arrays are read-only views of the walk's buffers.
+    """
+
+    __slots__ = (
+        "texts", "total_words", "cache", *_COLUMNS, "_blocks", "_elements",
+    )  # fmt: skip
+
+    def __init__(self, texts: list[str] | None = None, total_words: int = 0, **columns: Any) -> None:
+        self.texts: list[str] = texts if texts is not None else []
+        self.total_words = total_words
+        self.cache: dict[str, Any] = {}  # derived columns (features.py)
+        for name in _COLUMNS:
+            value = columns.pop(name, None)
+            setattr(self, name, _EMPTY if value is None else value)
+        if columns:
+            raise TypeError(f"unknown PageBlocks columns: {', '.join(columns)}")
+        if not len(self.tag_index):  # the body alone
+            self.tag_index = np.array([-1], dtype=np.int64)
+            self.parent = np.array([-1], dtype=np.int64)
+            for name in ("depth", "hints", "ancestor_hints", "inside", "el_words", "el_link_words", "order"):
+                setattr(self, name, np.zeros(1, dtype=np.int64))
+        self._blocks: list[Block] | None = None
+        self._elements: list[Element] | None = None
+
+    words: Any
+    link_words: Any
+    element: Any
+    start: Any
+    tag_index: Any
+    parent: Any
+    depth: Any
+    hints: Any
+    ancestor_hints: Any
+    inside: Any
+    el_words: Any
+    el_link_words: Any
+    order: Any
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def tags(self) -> list[str]:
+        """The tag name of each element."""
+        names = BLOCK_TAGS
+        return [names[t] if t >= 0 else "body" for t in self.tag_index.tolist()]
+
+    @property
+    def blocks(self) -> list[Block]:
+        """The blocks as :class:`Block` objects."""
+        if self._blocks is None:
+            self._blocks = [
+                Block(t, w, lw, e, k, s)
+                for k, (t, w, lw, e, s) in enumerate(
+                    zip(
+                        self.texts,
+                        self.words.tolist(),
+                        self.link_words.tolist(),
+                        self.element.tolist(),
+                        self.start.tolist(),
+                        strict=True,
+                    )
+                )
+            ]
+        return self._blocks
+
+    def block(self, i: int) -> Block:
+        """Block ``i`` as an object (without making the others)."""
+        return Block(
+            self.texts[i],
+            int(self.words[i]),
+            int(self.link_words[i]),
+            int(self.element[i]),
+            i,
+            int(self.start[i]),
+        )
+
+    @property
+    def elements(self) -> list[Element]:
+        """The elements as :class:`Element` objects."""
+        if self._elements is None:
+            self._elements = [
+                Element(tag, p, d, h, a, w, o, i, lw)
+                for tag, p, d, h, a, w, o, i, lw in zip(
+                    self.tags,
+                    self.parent.tolist(),
+                    self.depth.tolist(),
+                    self.hints.tolist(),
+                    self.ancestor_hints.tolist(),
+                    self.el_words.tolist(),
+                    self.order.tolist(),
+                    self.inside.tolist(),
+                    self.el_link_words.tolist(),
+                    strict=True,
+                )
+            ]
+        return self._elements
+
+    def truncate(self, n: int) -> None:
+        """Keep the first ``n`` blocks (the page guard's block cap); elements and the page's word
+        count are kept whole."""
+        if n >= len(self.texts):
+            return
+        self.texts = self.texts[:n]
+        for name in ("words", "link_words", "element", "start"):
+            setattr(self, name, getattr(self, name)[:n])
+        self._blocks = None
+        self.cache.clear()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PageBlocks):
+            return NotImplemented
+        return (
+            self.texts == other.texts
+            and self.total_words == other.total_words
+            and all(np.array_equal(getattr(self, c), getattr(other, c)) for c in _COLUMNS)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        n_el = len(self.tag_index)
+        return f"PageBlocks({len(self.texts)} blocks, {n_el} elements, {self.total_words} words)"
 
 
 def _hidden_style(style: str) -> bool:
@@ -341,29 +480,15 @@ def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
     root = body.mem_id
     total, found = walk.hidden_sizes(root, _hidden_style, remove_hidden)
     drop = {node for node, size in found if _dropped(size, total)}
-    (texts, b_words, b_links, b_element, starts, tag, parent, depth, hints, ahints, inside,
-     e_words, e_links, e_order, total_words) = walk.walk(root, drop, _hint_cache, hint_bits)  # fmt: skip
-    page = PageBlocks()
-    names = _BLOCK_NAMES
-    page.elements = [
-        Element(names[t] if t >= 0 else "body", p, d, h, a, w, o, i, lw)
-        for t, p, d, h, a, w, o, i, lw in zip(
-            tag, parent, depth, hints, ahints, e_words, e_order, inside, e_links, strict=True
-        )
-    ]
-    page.blocks = [
-        Block(t, w, lw, e, k, s)
-        for k, (t, w, lw, e, s) in enumerate(zip(texts, b_words, b_links, b_element, starts, strict=True))
-    ]
-    page.total_words = total_words
-    return page
+    texts, *columns, total_words = walk.walk(root, drop, _hint_cache, hint_bits)
+    arrays = {name: np.frombuffer(raw, dtype=np.int64) for name, raw in zip(_COLUMNS, columns, strict=True)}
+    return PageBlocks(texts, total_words, **arrays)
 
 
 def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
     """The reference walk: numbered marker text nodes around block elements and links, the body's
     text read in one call and split on them."""
     _remove_invisible_python(body, remove_hidden)
-    page = PageBlocks()
     tags: list[str] = ["body"]
     hints: list[int] = [0]  # <body> classes name every kind of page: no hint
     n = 1
@@ -408,16 +533,19 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
         elif tag_id in breaks:
             node.insert_after("\n")
     parts = _MARK.split(body.text(deep=True))
-    elements = page.elements
-    elements.append(Element("body", -1, 0, hints[0], hints[0]))
-    blocks = page.blocks
+    # Per element: tag index, parent, depth, hints, ancestor hints, inside (lists, then columns).
+    e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside = [-1], [-1], [0], [hints[0]], [hints[0]], [0]
+    texts: list[str] = []
+    b_words: list[int] = []
+    b_links: list[int] = []
+    b_element: list[int] = []
     stack = [0]
     push, pop = stack.append, stack.pop
-    offset = 0
     # Indexes in the marker are traversal order; elements are renumbered in marker order, which is
     # the same order unless lexbor moved nodes, so map them.
     index: dict[int, int] = {0: 0}
     groups = ANCESTOR_GROUPS
+    tag_index = _BLOCK_INDEX
     n_tags = len(tags)
     top = 0
     link_text = _LINK_TEXT.findall
@@ -428,22 +556,16 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
             num = int(num_s)
             at = index.get(num)
             if at is None:
-                pe = elements[top]
                 h = hints[num] if num < n_tags else 0
-                at = index[num] = len(elements)
-                g = groups.get(pe.tag)
-                elements.append(
-                    Element(
-                        tags[num] if num < n_tags else "div",
-                        top,
-                        pe.depth + 1,
-                        h,
-                        pe.ancestor_hints | h,
-                        0,
-                        0,
-                        pe.inside if g is None else pe.inside | (1 << g),
-                    )
-                )
+                at = index[num] = len(e_tag)
+                ptag = e_tag[top]
+                g = groups.get(BLOCK_TAGS[ptag]) if ptag >= 0 else None
+                e_tag.append(tag_index[tags[num] if num < n_tags else "div"])
+                e_parent.append(top)
+                e_depth.append(e_depth[top] + 1)
+                e_hints.append(h)
+                e_ahints.append(e_ahints[top] | h)
+                e_inside.append(e_inside[top] if g is None else e_inside[top] | (1 << g))
             top = at
             push(top)
         elif kind and len(stack) > 1:
@@ -462,39 +584,39 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
         toks = text.split()
         words = len(toks)
         if words:
-            blocks.append(
-                Block(
-                    " ".join(toks),
-                    words,
-                    link_words if link_words < words else words,
-                    top,
-                    len(blocks),
-                    offset,
-                )
-            )
-            offset += words
-    page.total_words = offset
+            texts.append(" ".join(toks))
+            b_words.append(words)
+            b_links.append(link_words if link_words < words else words)
+            b_element.append(top)
     # Words per element, own blocks first, then children into parents: a child always comes after
-    # its parent in ``elements``, so one backward pass adds every subtree up.
-    for b in reversed(blocks):
-        el = elements[b.element]
-        el.words += b.words
-        el.link_words += b.link_words
-        el.order = b.index
-    for i in range(len(elements) - 1, 0, -1):
-        el = elements[i]
-        if el.words:
-            up = elements[el.parent]
-            if not up.words or el.order < up.order:
-                up.order = el.order
-            up.words += el.words
-            up.link_words += el.link_words
-    return page
+    # its parent, so one backward pass adds every subtree up.
+    n_el = len(e_tag)
+    el_words, el_links, order = [0] * n_el, [0] * n_el, [0] * n_el
+    for i in range(len(texts) - 1, -1, -1):
+        e = b_element[i]
+        el_words[e] += b_words[i]
+        el_links[e] += b_links[i]
+        order[e] = i
+    for i in range(n_el - 1, 0, -1):
+        if el_words[i]:
+            up = e_parent[i]
+            if not el_words[up] or order[i] < order[up]:
+                order[up] = order[i]
+            el_words[up] += el_words[i]
+            el_links[up] += el_links[i]
+    starts = [0] * len(texts)
+    offset = 0
+    for i, w in enumerate(b_words):
+        starts[i] = offset
+        offset += w
+    columns = (b_words, b_links, b_element, starts, e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside,
+               el_words, el_links, order)  # fmt: skip
+    arrays = {name: np.array(col, dtype=np.int64) for name, col in zip(_COLUMNS, columns, strict=True)}
+    return PageBlocks(texts, offset, **arrays)
 
 
 # --------------------------------------------------------------------------- the compiled walk
 
-_BLOCK_NAMES = _BLOCKS
 _PROBE_PAGE = (
     "<body><div class='nav main' id=top role=banner>One&nbsp;two\u2003three <a href=#>four "
     "<b>five</b></a><br>six<p hidden>seven</p><p style='display: none'>eight eight eight</p>"
@@ -518,6 +640,12 @@ def _compiled() -> Any:
     if _CompiledWalk.state == "unloaded":
         _CompiledWalk.state = _load_compiled()
     return _CompiledWalk.module if _CompiledWalk.state == "ready" else None
+
+
+def compiled_walk() -> Any:
+    """The compiled walk module (:mod:`trawl.extract._walk`) when :func:`parse_blocks` uses it,
+    else None (see :func:`compiled_walk_status`)."""
+    return _compiled()
 
 
 def compiled_walk_status() -> str:
@@ -560,7 +688,7 @@ def _load_compiled() -> str:
         kinds[_ANCHOR_ID] = 3
         kinds.update(dict.fromkeys(_BREAK_IDS, 4))
         kinds[_NOSCRIPT_ID] = 5
-        index = {_tid(t): i for i, t in enumerate(_BLOCK_NAMES)}
+        index = {_tid(t): i for i, t in enumerate(BLOCK_TAGS)}
         semantic = {_tid(t): bits for t, bits in _SEMANTIC.items()}
         groups = {_tid(t): g for t, g in ANCESTOR_GROUPS.items()}
         if max(kinds) >= 512 or _BODY_ID not in kinds:

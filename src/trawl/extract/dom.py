@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from trawl.extract import _weights
-from trawl.extract.blocks import Block, PageBlocks
+from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -66,24 +66,25 @@ def select(
     several regions) they stay. A text repeated on the page (a menu in a
     mobile and a desktop version, a "Share" line above and below) is kept once.
     """
-    kept = [b for b, p in zip(page.blocks, probs, strict=True) if p >= threshold]
-    if container > 0 and kept:
+    p = np.asarray(probs, dtype=np.float64)
+    keep = p >= threshold
+    words = page.words
+    if container > 0 and keep.any():
         inside = inside_container(page, container)
-        within = [b for b in kept if inside[b.index]]
-        if 2 * sum(b.words for b in within) >= sum(b.words for b in kept):
+        if 2 * int(words[keep & inside].sum()) >= int(words[keep].sum()):
             main = threshold if threshold_main is None else max(threshold, threshold_main)
             out_thr = 2.0 if threshold_outside is None else threshold_outside
-            kept = [
-                b for b in kept if (probs[b.index] >= main if inside[b.index] else probs[b.index] >= out_thr)
-            ]
+            keep &= np.where(inside, p >= main, p >= out_thr)
+    texts = page.texts
     seen: set[str] = set()
     out = []
-    for b in kept:
-        if b.words >= 3:
-            if b.text in seen:
+    for i, w in zip(np.flatnonzero(keep).tolist(), words[keep].tolist(), strict=True):
+        if w >= 3:
+            text = texts[i]
+            if text in seen:
                 continue
-            seen.add(b.text)
-        out.append(b)
+            seen.add(text)
+        out.append(page.block(i))
     return out
 
 
@@ -92,7 +93,7 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     thr = _weights.THRESHOLD if threshold is None else threshold
     thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
     thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
-    if not page.blocks:
+    if not page.texts:
         return Classified([], [], 0, 0.0)
     x1 = stage1_matrix(page)
     p1 = _sigmoid(x1 @ _W1)
@@ -108,9 +109,10 @@ def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
     """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
     out: list[str] = []
     prev_tag = ""
-    elements = page.elements
+    tag_index = page.tag_index
     for b in blocks:
-        tag = elements[b.element].tag
+        t = tag_index[b.element]
+        tag = BLOCK_TAGS[t] if t >= 0 else "body"
         text = b.text
         if fmt == "markdown":
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():

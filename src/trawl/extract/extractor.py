@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, ClassVar, Literal
 
 from selectolax.lexbor import LexborHTMLParser
@@ -37,7 +38,7 @@ from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.extract.blocks import PageBlocks, parse_blocks
+from trawl.extract.blocks import PageBlocks, compiled_walk, parse_blocks
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
 from trawl.extract.dom import classify_blocks, render
 from trawl.extract.metadata import date_in_text, read_metadata
@@ -92,6 +93,16 @@ def _cut_no_text(markup: str) -> str:
     return "".join(out)
 
 
+def _parse_tree(markup: str) -> LexborHTMLParser:
+    """The page's tree without scripts, styles and SVG: cut by the compiled walk's byte scanner
+    over the UTF-8 that lexbor reads anyway, when it was built (same cuts as
+    :func:`_cut_no_text`), else by :func:`_cut_no_text`."""
+    walk = compiled_walk()
+    if walk is not None:
+        return LexborHTMLParser(walk.cut_no_text(markup.encode("utf-8", "replace")))
+    return LexborHTMLParser(_cut_no_text(markup))
+
+
 Method = Literal["auto", "dom", "bte", "slope"]
 Format = Literal["text", "markdown"]
 
@@ -127,12 +138,10 @@ class Extraction:
 
 
 def _page_text(page: PageBlocks) -> tuple[str, list[int]]:
-    starts = []
-    pos = 0
-    for b in page.blocks:
-        starts.append(pos)
-        pos += len(b.text) + 1
-    return "\n".join(b.text for b in page.blocks), starts
+    """The page's blocks one per line, and where each starts in it."""
+    texts = page.texts
+    starts = [0, *accumulate(len(t) + 1 for t in texts)]
+    return "\n".join(texts), starts[:-1]
 
 
 def _span_of_text(page_text: str, text: str) -> tuple[int, int] | None:
@@ -175,14 +184,14 @@ def extract(
     # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
     # cutting them with one regex pass costs less than lexbor spends tokenising them. JSON-LD
     # scripts stay (metadata reads them); BTE and slope see the page as it came.
-    tree = LexborHTMLParser(_cut_no_text(markup))
+    tree = _parse_tree(markup)
     if metadata:
         meta = read_metadata(tree, url, text_date=False)
         result.title, result.author, result.date = meta.title, meta.author, meta.date
         result.sources = meta.sources or {}
     page = parse_blocks(tree)
-    if len(page.blocks) > max_blocks:
-        page.blocks = page.blocks[:max_blocks]
+    if len(page.texts) > max_blocks:
+        page.truncate(max_blocks)
         result.cutoff = result.cutoff or "blocks"
     page_text, starts = _page_text(page)
     result.page_text = page_text

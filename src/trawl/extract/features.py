@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from trawl.extract.blocks import HINT_NAMES, PageBlocks, trie_pattern
+from trawl.extract.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, trie_pattern
 
 __all__ = [
     "N_BLOCK_FEATURES",
@@ -30,6 +30,7 @@ __all__ = [
     "inside_container",
     "stage1_matrix",
     "stage2_matrix",
+    "subtree_end",
 ]
 
 _TAG_GROUPS = {
@@ -127,15 +128,24 @@ _BOILER = re.compile(
 )
 
 
-def inside_container(page: PageBlocks, root: int) -> list[bool]:
-    """Per block, whether it lies inside element ``root``."""
-    elements = page.elements
-    inside = [False] * len(elements)
-    if 0 <= root < len(elements):
-        inside[root] = True
-        for i in range(root + 1, len(elements)):  # parents precede children
-            inside[i] = inside[elements[i].parent]
-    return [inside[b.element] for b in page.blocks]
+def subtree_end(page: PageBlocks, root: int) -> int:
+    """One past the last element inside element ``root``: elements are numbered in document
+    order (parents first), so a subtree is the run of elements deeper than its root."""
+    depth = page.depth
+    n = len(depth)
+    if root <= 0:
+        return n
+    after = np.flatnonzero(depth[root + 1 :] <= depth[root])
+    return root + 1 + int(after[0]) if len(after) else n
+
+
+def inside_container(page: PageBlocks, root: int) -> Any:
+    """Per block, whether it lies inside element ``root`` (a boolean array)."""
+    n_el = len(page.depth)
+    if not 0 <= root < n_el:
+        return np.zeros(len(page.texts), dtype=bool)
+    el = page.element
+    return (el >= root) & (el < subtree_end(page, root))
 
 
 # --------------------------------------------------------------------------- vectorised
@@ -144,8 +154,11 @@ def inside_container(page: PageBlocks, root: int) -> list[bool]:
 _BITS = np.arange(len(HINT_NAMES))
 _ANC_BITS = np.arange(len(_ANCESTOR_TAGS))
 _EYE_TAGS = np.eye(_N_TAGS)
-_TAG_CODES: dict[str, int] = {}
+#: Element tag codes are ``tag_index + 1`` (0: the body), and these tables are indexed by code.
+_CODE_TAGS = ("body", *BLOCK_TAGS)
+_GROUP_OF_CODE = np.array([_TAG_GROUPS.get(t, 7) for t in _CODE_TAGS], dtype=np.int64)
 _UNIT_TAGS = ("li", "article", "section", "div")
+_UNIT_OF_CODE = np.array([t in _UNIT_TAGS for t in _CODE_TAGS], dtype=bool)
 
 
 def _bits(values: Any, positions: Any) -> Any:
@@ -153,22 +166,21 @@ def _bits(values: Any, positions: Any) -> Any:
 
 
 class _Columns:
-    """The per-element and per-block numbers both stages need, read from the page once."""
+    """The per-element and per-block numbers both stages need, as float or int arrays."""
 
     __slots__ = ("ahints", "el", "el_links", "el_words", "in_unit", "lw", "parent", "w")
 
     def __init__(self, page: PageBlocks) -> None:
-        blocks, elements = page.blocks, page.elements
-        self.el = np.array([b.element for b in blocks], dtype=np.int64)
-        self.w = np.array([b.words for b in blocks], dtype=np.float64)
-        self.lw = np.array([b.link_words for b in blocks], dtype=np.float64)
-        parent = np.array([e.parent for e in elements], dtype=np.int64)
+        self.el = page.element
+        self.w = page.words.astype(np.float64)
+        self.lw = page.link_words.astype(np.float64)
+        parent = page.parent.copy()
         parent[0] = 0
         self.parent = parent
-        self.el_words = np.array([e.words for e in elements], dtype=np.float64)
-        self.el_links = np.array([e.link_words for e in elements], dtype=np.float64)
+        self.el_words = page.el_words.astype(np.float64)
+        self.el_links = page.el_link_words.astype(np.float64)
         self.in_unit = np.zeros(0)  # per block, set by stage1_matrix
-        self.ahints = np.array([e.ancestor_hints for e in elements], dtype=np.int64)
+        self.ahints = page.ancestor_hints
 
 
 def _columns(page: PageBlocks) -> _Columns:
@@ -184,35 +196,31 @@ def stage1_matrix(page: PageBlocks) -> Any:
     Python reads each element and each block once (list comprehensions); the features themselves
     are array operations.
     """
-    blocks = page.blocks
-    elements = page.elements
-    n = len(blocks)
+    texts = page.texts
+    n = len(texts)
     if not n:
         return np.zeros((0, len(STAGE1_NAMES)))
     total = max(page.total_words, 1)
     cols = _columns(page)
-    codes = _TAG_CODES
-    tag_code = np.array([codes.setdefault(e.tag, len(codes)) for e in elements], dtype=np.int64)
+    tag_code = page.tag_index + 1
     parent = cols.parent
     # Same-tag siblings: elements sharing (parent, tag).
     # (One bincount over parent * n_codes + tag code, the body left out: it has no siblings.)
-    n_codes = len(codes)
+    n_codes = len(_CODE_TAGS)
     key = parent * n_codes + tag_code
     sib_counts = np.bincount(key[1:], minlength=int(key.max()) + 1)
     sib = sib_counts[key].astype(np.float64)
     sib[0] = 1.0
-    group_of_code = np.array([_TAG_GROUPS.get(t, 7) for t in codes], dtype=np.int64)
-    group = group_of_code[tag_code]
-    depth = np.array([e.depth for e in elements], dtype=np.float64)
-    hints = np.array([e.hints for e in elements], dtype=np.int64)
-    anc = np.array([e.inside for e in elements], dtype=np.int64)
+    group = _GROUP_OF_CODE[tag_code]
+    depth = page.depth.astype(np.float64)
+    hints = page.hints
+    anc = page.inside
     el_words = cols.el_words
     parent_words = el_words[parent]
     # Per block.
-    texts = [b.text for b in blocks]
     el, w, lw = cols.el, cols.w, cols.lw
-    start = np.array([b.start for b in blocks], dtype=np.float64)
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    start = page.start.astype(np.float64)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     length = lengths.astype(np.float64)
     # Punctuation counts and last characters from the code points of all texts at once (one
     # joined string, one comparison per character class) rather than five str.count per block.
@@ -308,8 +316,7 @@ def stage1_matrix(page: PageBlocks) -> Any:
     # Repeated units: blocks inside one of three or more same-tag sibling containers that each
     # hold a few sentences — the posts of a thread, the comments under an article, the teasers
     # of a related list. Which of these they are depends on what precedes them (stage 2).
-    unit_of_code = np.array([t in _UNIT_TAGS for t in codes], dtype=bool)
-    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & unit_of_code[tag_code]
+    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & _UNIT_OF_CODE[tag_code]
     unit[0] = False
     unit_l = unit.tolist()
     parents_l = parent.tolist()
@@ -345,24 +352,22 @@ def container_of(page: PageBlocks, p1: Any) -> tuple[int, Any]:
     for i in range(n_el - 1, 0, -1):
         gain[parents[i]] += gain[i]
     best = int(np.argmax(gain)) if gain else 0
-    inside_el = [False] * n_el
-    inside_el[best] = True
-    for i in range(best + 1, n_el):
-        inside_el[i] = inside_el[parents[i]]
-    return best, np.array(inside_el, dtype=bool)
+    inside_el = np.zeros(n_el, dtype=bool)
+    inside_el[best : subtree_end(page, best)] = True
+    return best, inside_el
 
 
 def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
     """Stage-2 features (:data:`STAGE2_NAMES`) from the stage-1 probabilities ``p1``, and the
     content container (see :func:`container_of`).
     """
-    n = len(page.blocks)
+    n = len(page.texts)
     cols = _columns(page)
     el, w, lw = cols.el, cols.w, cols.lw
     best, inside_el = container_of(page, p1)
     inside = inside_el[el].astype(np.float64)
     total = max(page.total_words, 1)
-    share = page.elements[best].words / total
+    share = float(page.el_words[best]) / total
     key = cols.parent[el] + 1
     key[el == 0] = 0
     acc_p = np.bincount(key, weights=p1 * w)
