@@ -169,3 +169,27 @@ def test_compiled_cut_matches_the_regex_cut() -> None:
     pages = _CUT_CASES + (_wcxb(60) if DATA.is_dir() else [])
     for html in pages:
         assert walk.cut_no_text(html.encode()) == _cut_no_text(html).encode(), html[:60]
+
+
+_BOILER_CASES = [
+    "Reply", "reply!", "replying", "\u2014 reply \u2014", "\u0130reply", "\u212amenu", "tags", "tagsx",
+    "Tags:", "\u00a92024 Acme", "commentary", "comments", "Comment_", "shared", "share.", "shar\u00e9",
+    "xshare", "Edit this page", "caf\u00e9 menu", "menu\u00e9", "\u00e9menu", "Next \u2192", "Read more",
+    "Ein Absatz", "",
+]  # fmt: skip
+
+
+@needs_compiled
+def test_compiled_boilerplate_phrases_match_the_regex() -> None:
+    from trawl.extract import features
+
+    walk = features._compiled_boiler()
+    assert walk is not None
+    texts = list(_BOILER_CASES)
+    if DATA.is_dir():
+        for html in _wcxb(40):
+            texts += [t for t in parse_blocks(html).texts if len(t.split()) <= 12]
+    got = walk.boiler_hits(texts, list(range(len(texts))), features._boiler_regex)
+    want = [i for i, t in enumerate(texts) if features._boiler_regex(t)]
+    assert got == want
+    assert len(want) >= 10

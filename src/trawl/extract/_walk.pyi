@@ -2,7 +2,16 @@
 
 from collections.abc import Callable
 
-__all__ = ["cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_hints", "walk"]
+__all__ = [
+    "boiler_hits",
+    "cut_no_text",
+    "hidden_sizes",
+    "hint_bits_ascii",
+    "init",
+    "init_boiler",
+    "init_hints",
+    "walk",
+]
 
 def init(
     first_attr: int,
@@ -36,6 +45,9 @@ def walk(
     list[int],
     list[int],
     list[int],
+    list[int],
     int,
 ]: ...
 def cut_no_text(markup: bytes) -> bytes: ...
+def init_boiler(keywords: list[tuple[bytes, int, int, int]]) -> None: ...
+def boiler_hits(texts: list[str], candidates: list[int], fallback: Callable[[str], bool]) -> list[int]: ...

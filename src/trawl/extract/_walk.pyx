@@ -13,13 +13,15 @@ non-inline accessors, whose addresses :func:`init` receives (from ``ctypes``). `
 checks the layout on a probe document before it uses this module.
 """
 
-__all__ = ["cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_hints", "walk"]
+__all__ = [
+    "boiler_hits", "cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "walk",
+]
 
 from libc.stdint cimport int64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.unicode cimport Py_UNICODE_ISALNUM, PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 
 
 cdef struct lexbor_str_t:
@@ -197,53 +199,66 @@ DEF END_POST = 2  # optional "-digit" or "digit"; with it, the suffix bits
 DEF END_TAG = 3  # optional "s", then a word boundary
 DEF END_BOUNDARY = 4  # a word boundary
 
-cdef int *_trie = NULL  # node * 128 + byte -> child node (0: none; the root is node 0)
-cdef unsigned char *_end_kind = NULL
-cdef long *_end_bits = NULL
-cdef long *_suffix_bits = NULL
-cdef int _trie_nodes = 0
+cdef struct Trie:
+    int *next  # node * 256 + byte -> child node (0: none; the root is node 0)
+    unsigned char *kind  # END_* of the keyword ending at a node
+    long *bits  # its bits
+    long *suffix  # its bits when its suffix rule took a suffix
+
+
+cdef Trie _hint_trie
+cdef Trie _boiler_trie
 cdef long _ad_bit = 0
 DEF HINT_NAME_CHARS = 400
 
 
-def init_hints(list keywords, long ad_bit):
-    """The keyword trie: ``keywords`` is ``[(ascii keyword, end kind, plain bits, suffix bits)]``
-    (end kinds: 1 plain, 2 post-like, 3 tag-like, 4 boundary); ``ad_bit`` is set by the
-    whole-word "ad"/"ads" rule."""
-    global _trie, _end_kind, _end_bits, _suffix_bits, _trie_nodes, _ad_bit
+cdef void trie_free(Trie *t) noexcept:
+    free(t.next)
+    free(t.kind)
+    free(t.bits)
+    free(t.suffix)
+    t.next = NULL
+    t.kind = NULL
+    t.bits = NULL
+    t.suffix = NULL
+
+
+cdef int trie_build(Trie *t, list keywords) except -1:
+    """``keywords``: ``[(keyword bytes, end kind, bits, suffix bits)]``."""
     cdef int n = 1 + sum(len(k) for k, _, _, _ in keywords)
     cdef int node, nxt, count = 1
-    free(_trie)
-    free(_end_kind)
-    free(_end_bits)
-    free(_suffix_bits)
-    _trie = <int *> malloc(n * 128 * sizeof(int))
-    _end_kind = <unsigned char *> malloc(n)
-    _end_bits = <long *> malloc(n * sizeof(long))
-    _suffix_bits = <long *> malloc(n * sizeof(long))
-    if _trie == NULL or _end_kind == NULL or _end_bits == NULL or _suffix_bits == NULL:
+    trie_free(t)
+    t.next = <int *> calloc(n * 256, sizeof(int))
+    t.kind = <unsigned char *> calloc(n, 1)
+    t.bits = <long *> calloc(n, sizeof(long))
+    t.suffix = <long *> calloc(n, sizeof(long))
+    if t.next == NULL or t.kind == NULL or t.bits == NULL or t.suffix == NULL:
+        trie_free(t)
         raise MemoryError()
-    for node in range(n * 128):
-        _trie[node] = 0
-    for node in range(n):
-        _end_kind[node] = END_NONE
-        _end_bits[node] = 0
-        _suffix_bits[node] = 0
     for word, kind, plain, suffix in keywords:
         node = 0
         for c in <bytes> word:
-            if c >= 128:
-                raise ValueError(f"hint keyword {word!r} is not ASCII")
-            nxt = _trie[node * 128 + c]
+            nxt = t.next[node * 256 + c]
             if nxt == 0:
                 nxt = count
                 count += 1
-                _trie[node * 128 + c] = nxt
+                t.next[node * 256 + c] = nxt
             node = nxt
-        _end_kind[node] = kind
-        _end_bits[node] = plain
-        _suffix_bits[node] = suffix
-    _trie_nodes = count
+        t.kind[node] = kind
+        t.bits[node] = plain
+        t.suffix[node] = suffix
+    return 0
+
+
+def init_hints(list keywords, long ad_bit):
+    """The class/id keyword trie: ``keywords`` is ``[(ascii keyword, end kind, plain bits, suffix
+    bits)]`` (end kinds: 1 plain, 2 post-like, 3 tag-like, 4 boundary); ``ad_bit`` is set by the
+    whole-word "ad"/"ads" rule."""
+    global _ad_bit
+    for word, _, _, _ in keywords:
+        if not (<bytes> word).isascii():
+            raise ValueError(f"hint keyword {word!r} is not ASCII")
+    trie_build(&_hint_trie, keywords)
     _ad_bit = ad_bit
 
 
@@ -278,36 +293,36 @@ cdef long word_bits(const unsigned char *w, size_t n) noexcept nogil:
         best_bits = 0
         j = i
         while j < n:
-            nxt = _trie[node * 128 + w[j]]
+            nxt = _hint_trie.next[node * 256 + w[j]]
             if nxt == 0:
                 break
             node = nxt
             j += 1
-            kind = _end_kind[node]
+            kind = _hint_trie.kind[node]
             if kind == END_PLAIN:
                 best_len = j - i
-                best_bits = _end_bits[node]
+                best_bits = _hint_trie.bits[node]
             elif kind == END_POST:
                 if j < n and is_digit(w[j]):
                     best_len = j - i + 1
-                    best_bits = _suffix_bits[node]
+                    best_bits = _hint_trie.suffix[node]
                 elif j + 1 < n and w[j] == b'-' and is_digit(w[j + 1]):
                     best_len = j - i + 2
-                    best_bits = _suffix_bits[node]
+                    best_bits = _hint_trie.suffix[node]
                 else:
                     best_len = j - i
-                    best_bits = _end_bits[node]
+                    best_bits = _hint_trie.bits[node]
             elif kind == END_TAG:
                 if j < n and w[j] == b's' and boundary(w, j + 1, n):
                     best_len = j - i + 1
-                    best_bits = _suffix_bits[node]
+                    best_bits = _hint_trie.suffix[node]
                 elif boundary(w, j, n):
                     best_len = j - i
-                    best_bits = _suffix_bits[node]
+                    best_bits = _hint_trie.suffix[node]
             elif kind == END_BOUNDARY:
                 if boundary(w, j, n):
                     best_len = j - i
-                    best_bits = _suffix_bits[node]
+                    best_bits = _hint_trie.suffix[node]
         if best_len:
             bits |= best_bits
             i += best_len
@@ -365,7 +380,7 @@ def hint_bits_ascii(bytes names):
     cdef bytearray buf = bytearray(names)
     cdef unsigned char *p = <unsigned char *> (<char *> buf)
     cdef size_t i
-    if _trie == NULL:
+    if _hint_trie.next == NULL:
         raise RuntimeError("trawl.extract._walk.init_hints was not called")
     for i in range(len(buf)):
         if p[i] >= 128:
@@ -594,7 +609,7 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
 cdef class _Elements:
     """Growable per-element columns (freed with the object)."""
 
-    cdef LongVec tag, parent, depth, hints, ahints, inside, group, words, links, order
+    cdef LongVec tag, parent, depth, hints, ahints, inside, group, words, links, order, end
 
     def __dealloc__(self):
         free(self.tag.data)
@@ -607,6 +622,7 @@ cdef class _Elements:
         free(self.words.data)
         free(self.links.data)
         free(self.order.data)
+        free(self.end.data)
 
     cdef int add(self, long tag, long parent, long depth, long hints, long ahints, long inside,
                  long group) except -1:
@@ -620,6 +636,7 @@ cdef class _Elements:
         vec_push(&self.words, 0)
         vec_push(&self.links, 0)
         vec_push(&self.order, 0)
+        vec_push(&self.end, 0)
         return 0
 
 
@@ -628,12 +645,12 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
 
     ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped. Returns
     ``(texts, words, link_words, block_element, starts, tag_index, parent, depth, hints,
-    ancestor_hints, inside, el_words, el_link_words, el_order, total_words)``, the numeric
+    ancestor_hints, inside, el_words, el_link_words, el_order, el_end, total_words)``, the numeric
     columns as native int64 bytes (for ``numpy.frombuffer``): per block, its
     collapsed text, counts, element and word offset; per element (0 is the root), the index of its
     tag in the block tag table (-1 for the root), its parent, depth, class/id hint bits, the union
     of its ancestors' and its own, the ANCESTOR_GROUPS bits of its proper ancestors, and the
-    words, link words and first block of its subtree.
+    words, link words and first block of its subtree, and one past its subtree's last element.
     """
     cdef lxb_dom_node_t *root = <lxb_dom_node_t *> root_id
     cdef lxb_dom_node_t *node = root.first_child
@@ -685,6 +702,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
                 # A childless element is left at once.
                 if kind == K_BLOCK:
                     st.flush(top)
+                    els.end.data[top] = els.tag.length
                     top = els.parent.data[top]
                 elif kind == K_ANCHOR:
                     st.in_link = False
@@ -710,6 +728,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
             kind = kind_of(node)
             if kind == K_BLOCK:
                 st.flush(top)
+                els.end.data[top] = els.tag.length
                 top = els.parent.data[top]
             elif kind == K_ANCHOR:
                 st.in_link = False
@@ -717,6 +736,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
     # Words per element, own blocks first, then children into parents: a child always comes
     # after its parent, so one backward pass adds every subtree up.
     n_el = els.tag.length
+    els.end.data[0] = n_el
     n_bl = st.b_element.length
     parent = els.parent.data
     words = els.words.data
@@ -746,10 +766,112 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
             st.texts, vec_bytes(&st.b_words), vec_bytes(&st.b_links), vec_bytes(&st.b_element),
             vec_bytes(&starts), vec_bytes(&els.tag), vec_bytes(&els.parent), vec_bytes(&els.depth),
             vec_bytes(&els.hints), vec_bytes(&els.ahints), vec_bytes(&els.inside),
-            vec_bytes(&els.words), vec_bytes(&els.links), vec_bytes(&els.order), st.total_words,
+            vec_bytes(&els.words), vec_bytes(&els.links), vec_bytes(&els.order), vec_bytes(&els.end),
+            st.total_words,
         )
     finally:
         free(starts.data)
+
+
+# --------------------------------------------------------------------------- boilerplate phrases
+# features._BOILER as a trie over a block's UTF-8 text (ASCII letters lower-cased on the fly):
+# whether any of its phrases occurs, with the regex's word boundaries decided on code points.
+
+DEF END_WORD = 5  # a word boundary before the keyword and after it
+DEF END_WORD_S = 6  # a word boundary before it; then an optional "s" and a word boundary
+
+
+def init_boiler(list keywords):
+    """The boilerplate-phrase trie: ``[(UTF-8 phrase, end kind, 0, 0)]``, end kinds 1 plain,
+    3 optional "s" then a boundary, 4 a boundary, 5 whole word, 6 whole word with optional "s"."""
+    trie_build(&_boiler_trie, keywords)
+
+
+cdef inline Py_UCS4 cp_at(const unsigned char *p, size_t i, size_t n) noexcept:
+    """The code point whose UTF-8 starts at ``p[i]``."""
+    cdef unsigned char c = p[i]
+    if c < 0x80:
+        return c
+    if c >= 0xF0 and i + 3 < n:
+        return ((c & 7) << 18) | ((p[i + 1] & 63) << 12) | ((p[i + 2] & 63) << 6) | (p[i + 3] & 63)
+    if c >= 0xE0 and i + 2 < n:
+        return ((c & 15) << 12) | ((p[i + 1] & 63) << 6) | (p[i + 2] & 63)
+    if c >= 0xC0 and i + 1 < n:
+        return ((c & 31) << 6) | (p[i + 1] & 63)
+    return 0xFFFD
+
+
+cdef inline bint uword(Py_UCS4 c) noexcept:
+    """``\\w`` of Python's ``re`` on str: alphanumeric or underscore."""
+    if c < 128:
+        return is_word_char(<unsigned char> c)
+    return Py_UNICODE_ISALNUM(c)
+
+
+cdef inline bint word_at(const unsigned char *p, size_t i, size_t n) noexcept:
+    return i < n and uword(cp_at(p, i, n))
+
+
+cdef inline bint word_before(const unsigned char *p, size_t i, size_t n) noexcept:
+    cdef size_t j
+    if i == 0:
+        return False
+    j = i - 1
+    while j > 0 and (p[j] & 0xC0) == 0x80 and i - j < 4:
+        j -= 1
+    return uword(cp_at(p, j, n))
+
+
+cdef bint boiler_search(const unsigned char *p, size_t n) noexcept:
+    """Whether a phrase of the boilerplate trie occurs in ``p`` (see :func:`init_boiler`)."""
+    cdef size_t i, j
+    cdef int node, nxt, kind
+    cdef unsigned char c
+    for i in range(n):
+        node = 0
+        j = i
+        while j < n:
+            c = lower(p[j])
+            nxt = _boiler_trie.next[node * 256 + c]
+            if nxt == 0:
+                break
+            node = nxt
+            j += 1
+            kind = _boiler_trie.kind[node]
+            if kind == END_NONE:
+                continue
+            if kind == END_PLAIN:
+                return True
+            if (kind == END_WORD or kind == END_WORD_S) and word_before(p, i, n):
+                continue
+            if kind == END_TAG or kind == END_WORD_S:
+                if (j < n and lower(p[j]) == b's' and not word_at(p, j + 1, n)) or not word_at(p, j, n):
+                    return True
+            elif not word_at(p, j, n):  # END_BOUNDARY, END_WORD
+                return True
+    return False
+
+
+def boiler_hits(list texts, list candidates, object fallback):
+    """The indices among ``candidates`` whose text in ``texts`` contains a boilerplate phrase.
+
+    Texts holding a character whose lower case is ASCII but itself is not (U+0130, U+212A) are
+    judged by ``fallback(text) -> bool`` (the regex), since this matcher lower-cases ASCII only.
+    """
+    cdef Py_ssize_t n = 0
+    cdef const char *p
+    cdef list hits = []
+    if _boiler_trie.next == NULL:
+        raise RuntimeError("trawl.extract._walk.init_boiler was not called")
+    for i in candidates:
+        text = <str> texts[i]
+        p = PyUnicode_AsUTF8AndSize(text, &n)
+        if not text.isascii() and ("\u0130" in text or "\u212a" in text):
+            if fallback(text):
+                hits.append(i)
+        elif boiler_search(<const unsigned char *> p, n):
+            hits.append(i)
+    return hits
 
 
 # --------------------------------------------------------------------------- cutting scripts

@@ -256,7 +256,7 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _COLUMNS = (
     "words", "link_words", "element", "start",
     "tag_index", "parent", "depth", "hints", "ancestor_hints", "inside", "el_words", "el_link_words",
-    "order",
+    "order", "end",
 )  # fmt: skip
 
 
@@ -267,7 +267,9 @@ class PageBlocks:
     element's index) and ``start`` (its word offset in the page). Per element (index 0 is
     ``<body>``; a child always comes after its parent): ``tag_index`` (into :data:`BLOCK_TAGS`,
     -1 for the body), ``parent`` (-1 for the body), ``depth``, ``hints``, ``ancestor_hints``,
-    ``inside``, ``el_words``, ``el_link_words`` and ``order`` (as :class:`Element`'s fields).
+    ``inside``, ``el_words``, ``el_link_words`` and ``order`` (as :class:`Element`'s fields), and
+    ``end``: one past the last element of its subtree (elements are in document order, so a
+    subtree is the run ``[i, end[i])``).
     The classifier reads the columns; :attr:`blocks` and :attr:`elements` give the same as
     objects, made on first use. Arrays are read-only views of the walk's buffers.
     """
@@ -290,6 +292,7 @@ class PageBlocks:
             self.parent = np.array([-1], dtype=np.int64)
             for name in ("depth", "hints", "ancestor_hints", "inside", "el_words", "el_link_words", "order"):
                 setattr(self, name, np.zeros(1, dtype=np.int64))
+            self.end = np.ones(1, dtype=np.int64)
         self._blocks: list[Block] | None = None
         self._elements: list[Element] | None = None
 
@@ -306,6 +309,7 @@ class PageBlocks:
     el_words: Any
     el_link_words: Any
     order: Any
+    end: Any
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -334,17 +338,6 @@ class PageBlocks:
                 )
             ]
         return self._blocks
-
-    def block(self, i: int) -> Block:
-        """Block ``i`` as an object (without making the others)."""
-        return Block(
-            self.texts[i],
-            int(self.words[i]),
-            int(self.link_words[i]),
-            int(self.element[i]),
-            i,
-            int(self.start[i]),
-        )
 
     @property
     def elements(self) -> list[Element]:
@@ -604,13 +597,21 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
                 order[up] = order[i]
             el_words[up] += el_words[i]
             el_links[up] += el_links[i]
+    # One past each element's subtree: elements are in document order, so a subtree ends where
+    # the next element at its depth or above begins.
+    end = [n_el] * n_el
+    open_: list[int] = []
+    for i, d in enumerate(e_depth):
+        while open_ and e_depth[open_[-1]] >= d:
+            end[open_.pop()] = i
+        open_.append(i)
     starts = [0] * len(texts)
     offset = 0
     for i, w in enumerate(b_words):
         starts[i] = offset
         offset += w
     columns = (b_words, b_links, b_element, starts, e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside,
-               el_words, el_links, order)  # fmt: skip
+               el_words, el_links, order, end)  # fmt: skip
     arrays = {name: np.array(col, dtype=np.int64) for name, col in zip(_COLUMNS, columns, strict=True)}
     return PageBlocks(texts, offset, **arrays)
 

@@ -78,13 +78,21 @@ def select(
     texts = page.texts
     seen: set[str] = set()
     out = []
-    for i, w in zip(np.flatnonzero(keep).tolist(), words[keep].tolist(), strict=True):
+    idx = np.flatnonzero(keep)
+    for i, w, lw, e, start in zip(
+        idx.tolist(),
+        words[idx].tolist(),
+        page.link_words[idx].tolist(),
+        page.element[idx].tolist(),
+        page.start[idx].tolist(),
+        strict=True,
+    ):
+        text = texts[i]
         if w >= 3:
-            text = texts[i]
             if text in seen:
                 continue
             seen.add(text)
-        out.append(page.block(i))
+        out.append(Block(text, w, lw, e, i, start))
     return out
 
 

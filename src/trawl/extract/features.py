@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
-from trawl.extract.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, trie_pattern
+from trawl.extract.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, compiled_walk, trie_pattern
 
 __all__ = [
     "N_BLOCK_FEATURES",
     "STAGE1_NAMES",
     "STAGE2_NAMES",
+    "boiler_hits",
     "container_of",
     "inside_container",
     "stage1_matrix",
@@ -122,21 +122,60 @@ _BOILER_PHRASES = (
     "|add to cart|add to bag|add to basket|buy now|in stock|out of stock|free shipping|quantity"
     "|wishlist|wish list|write a review|customers also|frequently bought|you may also"
 )
+_BOILER_SUFFIXES = {"comment": r"s?\b", "share": r"\b"}
 _BOILER = re.compile(
-    r"\b(?:reply|next|menu|tags?)\b|"
-    + trie_pattern(_BOILER_PHRASES.split("|"), {"comment": r"s?\b", "share": r"\b"})
+    r"\b(?:reply|next|menu|tags?)\b|" + trie_pattern(_BOILER_PHRASES.split("|"), _BOILER_SUFFIXES)
 )
 
 
+def _boiler_keywords() -> list[tuple[bytes, int, int, int]]:
+    """:data:`_BOILER` for the compiled matcher (``_walk.init_boiler``): the phrases, with end
+    kind 3 for ``s?\\b``, 4 for ``\\b``, 1 for none; the whole words with 5 (6 for ``tags?``)."""
+    kinds = {r"s?\b": 3, r"\b": 4}
+    out = [
+        (phrase.encode("utf-8"), kinds[_BOILER_SUFFIXES[phrase]] if phrase in _BOILER_SUFFIXES else 1, 0, 0)
+        for phrase in _BOILER_PHRASES.split("|")
+    ]
+    out += [(word.encode("ascii"), 5, 0, 0) for word in ("reply", "next", "menu")]
+    out.append((b"tag", 6, 0, 0))
+    return out
+
+
+class _CompiledBoiler:
+    """The compiled walk module once its boilerplate-phrase trie is loaded (None: use the regex)."""
+
+    module: Any = None
+    loaded = False
+
+
+def _compiled_boiler() -> Any:
+    if not _CompiledBoiler.loaded:
+        _CompiledBoiler.loaded = True
+        walk = compiled_walk()
+        if walk is not None:
+            walk.init_boiler(_boiler_keywords())
+            _CompiledBoiler.module = walk
+    return _CompiledBoiler.module
+
+
+def _boiler_regex(text: str) -> bool:
+    return _BOILER.search(text.lower()) is not None
+
+
+def boiler_hits(texts: list[str], candidates: list[int]) -> list[int]:
+    """The indices among ``candidates`` whose text names boilerplate (matches :data:`_BOILER`):
+    by the compiled trie when it is built, else by the regex, cached per text."""
+    walk = _compiled_boiler()
+    if walk is not None:
+        hits: list[int] = walk.boiler_hits(texts, candidates, _boiler_regex)
+        return hits
+    return [i for i in candidates if _names_boilerplate(texts[i])]
+
+
 def subtree_end(page: PageBlocks, root: int) -> int:
-    """One past the last element inside element ``root``: elements are numbered in document
-    order (parents first), so a subtree is the run of elements deeper than its root."""
-    depth = page.depth
-    n = len(depth)
-    if root <= 0:
-        return n
-    after = np.flatnonzero(depth[root + 1 :] <= depth[root])
-    return root + 1 + int(after[0]) if len(after) else n
+    """One past the last element inside element ``root`` (elements are in document order, so a
+    subtree is the run ``[root, end)``)."""
+    return int(page.end[root])
 
 
 def inside_container(page: PageBlocks, root: int) -> Any:
@@ -231,13 +270,17 @@ def stage1_matrix(page: PageBlocks) -> Any:
     punct = (cum_punct[ends_at] - cum_punct[ends_at - lengths]).astype(np.float64)
     last = chars[ends_at - 1]
     ends = ((last == 46) | (last == 33) | (last == 63) | (last == 58)).astype(np.float64)  # .!?:
-    upper = np.array([t[0].isupper() for t in texts], dtype=np.float64)
-    counts_t = Counter(texts)
-    repeated = np.array([counts_t[t] > 1 for t in texts], dtype=np.float64)
+    # First characters: ASCII capitals by code, other characters asked of Python.
+    head = chars[ends_at - lengths]
+    upper = (head >= 65) & (head <= 90)
+    wide = np.flatnonzero(head > 127)
+    if len(wide):
+        upper[wide] = [chr(c).isupper() for c in head[wide].tolist()]
+    # Repeated texts: each block's first occurrence, counted.
     first: dict[str, int] = {}
-    for i, t in enumerate(texts):
-        first.setdefault(t, i)
-    repeat_not_first = np.array([first[t] != i for i, t in enumerate(texts)], dtype=np.float64)
+    firsts = np.fromiter((first.setdefault(t, i) for i, t in enumerate(texts)), dtype=np.int64, count=n)
+    repeated = np.bincount(firsts, minlength=n)[firsts] > 1
+    repeat_not_first = firsts != np.arange(n)
     logs = np.log1p(w)
     lds = lw / w
     pos = start / total
@@ -299,7 +342,7 @@ def stage1_matrix(page: PageBlocks) -> Any:
     is_heading = group[el] == 0
     state = 0.0
     seen_content_heading = 0.0
-    hits = [i for i in np.flatnonzero(w <= 12).tolist() if _names_boilerplate(texts[i])]
+    hits = boiler_hits(texts, np.flatnonzero(w <= 12).tolist())
     if hits:
         boiler[hits] = 1.0
     heads = np.flatnonzero(is_heading).tolist()
@@ -318,12 +361,11 @@ def stage1_matrix(page: PageBlocks) -> Any:
     # of a related list. Which of these they are depends on what precedes them (stage 2).
     unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & _UNIT_OF_CODE[tag_code]
     unit[0] = False
-    unit_l = unit.tolist()
-    parents_l = parent.tolist()
-    for i in range(1, len(unit_l)):
-        if not unit_l[i] and unit_l[parents_l[i]]:
-            unit_l[i] = True
-    cols.in_unit = np.array(unit_l, dtype=np.float64)[el]
+    # Inside a unit: in the run [i, end[i]) of some unit element i (a difference array).
+    n_el = len(unit)
+    at = np.flatnonzero(unit)
+    cover = np.cumsum(np.bincount(at, minlength=n_el + 1) - np.bincount(page.end[at], minlength=n_el + 1))
+    cols.in_unit = (cover[:n_el] > 0).astype(np.float64)[el]
     x[:, k + 5] = cols.in_unit
     return x
 
@@ -338,7 +380,7 @@ def _names_boilerplate(text: str) -> bool:
     if hit is None:
         if len(_boiler_cache) > 100_000:
             _boiler_cache.clear()
-        hit = _boiler_cache[text] = _BOILER.search(text.lower()) is not None
+        hit = _boiler_cache[text] = _boiler_regex(text)
     return hit
 
 
@@ -346,12 +388,12 @@ def container_of(page: PageBlocks, p1: Any) -> tuple[int, Any]:
     """The content container (the element maximising ``sum((2p - 1) * words)`` over the blocks
     inside it) and, per element, whether it lies inside it."""
     cols = _columns(page)
-    parents = cols.parent.tolist()
-    n_el = len(parents)
-    gain = np.bincount(cols.el, weights=(2.0 * p1 - 1.0) * cols.w, minlength=n_el).tolist()
-    for i in range(n_el - 1, 0, -1):
-        gain[parents[i]] += gain[i]
-    best = int(np.argmax(gain)) if gain else 0
+    n_el = len(cols.parent)
+    own = np.bincount(cols.el, weights=(2.0 * p1 - 1.0) * cols.w, minlength=n_el)
+    # A subtree is the run [i, end[i]) of elements: its gain is a difference of prefix sums.
+    cum = np.concatenate(([0.0], np.cumsum(own)))
+    gain = cum[page.end] - cum[:n_el]
+    best = int(np.argmax(gain)) if n_el else 0
     inside_el = np.zeros(n_el, dtype=bool)
     inside_el[best : subtree_end(page, best)] = True
     return best, inside_el
