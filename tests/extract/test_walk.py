@@ -193,3 +193,16 @@ def test_compiled_boilerplate_phrases_match_the_regex() -> None:
     want = [i for i, t in enumerate(texts) if features._boiler_regex(t)]
     assert got == want
     assert len(want) >= 10
+
+
+def test_threads_share_the_compiled_walk_safely() -> None:
+    """Extraction from several threads at once gives each page the answer it gets alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from trawl.extract import extract
+
+    pages = _EDGE_PAGES + (_wcxb(12) if DATA.is_dir() else [])
+    alone = [extract(p, metadata=False).text for p in pages]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda p: extract(p, metadata=False).text, pages * 3))
+    assert together == alone * 3

@@ -632,6 +632,7 @@ class _CompiledWalk:
 
     module: Any = None
     state = "unloaded"
+    lock = threading.Lock()  # the first use loads it once, whichever thread comes first
 
 
 def _compiled() -> Any:
@@ -639,7 +640,9 @@ def _compiled() -> Any:
     page (so a selectolax whose lexbor structs differ falls back to Python), else None. Set
     ``TRAWL_PURE_PYTHON=1`` to always use the Python walk."""
     if _CompiledWalk.state == "unloaded":
-        _CompiledWalk.state = _load_compiled()
+        with _CompiledWalk.lock:
+            if _CompiledWalk.state == "unloaded":
+                _CompiledWalk.state = _load_compiled()
     return _CompiledWalk.module if _CompiledWalk.state == "ready" else None
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from typing import Any
 
 import numpy as np
@@ -146,15 +147,18 @@ class _CompiledBoiler:
 
     module: Any = None
     loaded = False
+    lock = threading.Lock()
 
 
 def _compiled_boiler() -> Any:
     if not _CompiledBoiler.loaded:
-        _CompiledBoiler.loaded = True
-        walk = compiled_walk()
-        if walk is not None:
-            walk.init_boiler(_boiler_keywords())
-            _CompiledBoiler.module = walk
+        with _CompiledBoiler.lock:
+            if not _CompiledBoiler.loaded:
+                walk = compiled_walk()
+                if walk is not None:
+                    walk.init_boiler(_boiler_keywords())
+                    _CompiledBoiler.module = walk
+                _CompiledBoiler.loaded = True
     return _CompiledBoiler.module
 
 
