@@ -281,8 +281,9 @@ def stage1_matrix(page: PageBlocks) -> Any:
     if len(wide):
         upper[wide] = [chr(c).isupper() for c in head[wide].tolist()]
     # Repeated texts: each block's first occurrence, counted.
-    first: dict[str, int] = {}
-    firsts = np.fromiter((first.setdefault(t, i) for i, t in enumerate(texts)), dtype=np.int64, count=n)
+    # (A dict built from the end keeps each text's first index; both passes run at C speed.)
+    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+    firsts = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=n)
     repeated = np.bincount(firsts, minlength=n)[firsts] > 1
     repeat_not_first = firsts != np.arange(n)
     logs = np.log1p(w)
