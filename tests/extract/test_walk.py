@@ -206,3 +206,18 @@ def test_threads_share_the_compiled_walk_safely() -> None:
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(lambda p: extract(p, metadata=False).text, pages * 3))
     assert together == alone * 3
+
+
+@needs_compiled
+def test_compiled_stage1_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same stage-1 matrix, bit for bit, from the compiled fill and from numpy."""
+    import numpy as np
+
+    from trawl.extract import features
+
+    pages = _EDGE_PAGES + (_wcxb(40) if DATA.is_dir() else [])
+    compiled = [features.stage1_matrix(parse_blocks(p)) for p in pages]
+    monkeypatch.setattr(features._CompiledBoiler, "module", None)
+    for markup, got in zip(pages, compiled, strict=True):
+        assert np.array_equal(got, features.stage1_matrix(parse_blocks(markup)))
+    assert sum(len(m) for m in compiled) > 1000

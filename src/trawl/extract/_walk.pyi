@@ -1,6 +1,7 @@
 """Types of the compiled block walk (``_walk.pyx``); see :mod:`trawl.extract.blocks`."""
 
 from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "boiler_hits",
@@ -10,6 +11,7 @@ __all__ = [
     "init",
     "init_boiler",
     "init_hints",
+    "stage1_fill",
     "walk",
 ]
 
@@ -51,3 +53,28 @@ def walk(
 def cut_no_text(markup: bytes) -> bytes: ...
 def init_boiler(keywords: list[tuple[bytes, int, int, int]]) -> None: ...
 def boiler_hits(texts: list[str], candidates: list[int], fallback: Callable[[str], bool]) -> list[int]: ...
+def stage1_fill(
+    texts: list[str],
+    x: Any,
+    words: Any,
+    links: Any,
+    element: Any,
+    start: Any,
+    firsts: Any,
+    boiler: Any,
+    group: Any,
+    sib: Any,
+    depth: Any,
+    hints: Any,
+    ahints: Any,
+    inside: Any,
+    el_words: Any,
+    parent_words: Any,
+    el_ld: Any,
+    parent_ld: Any,
+    total_words: int,
+    n_block: int,
+    n_tags: int,
+    n_hints: int,
+    n_anc: int,
+) -> None: ...

@@ -14,7 +14,8 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "walk",
+    "boiler_hits", "cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
+    "stage1_fill", "walk",
 ]
 
 from libc.stdint cimport int64_t, uintptr_t
@@ -986,3 +987,140 @@ cdef bint _contains(const unsigned char *p, size_t n, const char *needle, size_t
         if memcmp(p + i, needle, m) == 0:
             return True
     return False
+
+
+# --------------------------------------------------------------------------- stage-1 features
+
+from libc.math cimport log, log1p
+from cpython.unicode cimport Py_UNICODE_ISUPPER
+
+
+def stage1_fill(
+    list texts, double[:, ::1] x, const int64_t[::1] words, const int64_t[::1] links,
+    const int64_t[::1] element, const int64_t[::1] start, const int64_t[::1] firsts,
+    const unsigned char[::1] boiler, const int64_t[::1] group, const double[::1] sib,
+    const int64_t[::1] depth, const int64_t[::1] hints, const int64_t[::1] ahints,
+    const int64_t[::1] inside, const double[::1] el_words, const double[::1] parent_words,
+    const double[::1] el_ld, const double[::1] parent_ld, long total_words, int n_block, int n_tags,
+    int n_hints, int n_anc,
+):
+    """The per-block columns of features.stage1_matrix, all but the last (``in_unit``), into ``x``.
+
+    Per element (indexed by a block's ``element``): its tag group, same-tag sibling count, depth,
+    own / ancestor hint bits, ancestor groups, words, its parent's words, its and its parent's
+    link density. ``firsts``: the index of each block text's first occurrence; ``boiler``: 1 for
+    blocks whose text names boilerplate. Same formulas as the numpy code (see features.py), in
+    the same floating-point operations.
+    """
+    cdef Py_ssize_t n = len(texts), i, j, k, m
+    cdef double total = total_words if total_words > 1 else 1.0
+    cdef double w, lw, logs, lds, pos, punct, sum_links = 0.0, length
+    cdef double *share
+    cdef int64_t e, count
+    cdef int64_t *rep
+    cdef Py_UCS4 ch, last
+    cdef bint upper, heading
+    cdef double state = 0.0, seen = 0.0
+    cdef str text
+    if n == 0:
+        return
+    share = <double *> calloc(n_hints, sizeof(double))
+    rep = <int64_t *> calloc(n, sizeof(int64_t))
+    if share == NULL or rep == NULL:
+        free(share)
+        free(rep)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            sum_links += <double> links[i]
+            rep[firsts[i]] += 1
+            e = element[i]
+            for k in range(n_hints):
+                if (ahints[e] >> k) & 1:
+                    share[k] += <double> words[i]
+        for k in range(n_hints):
+            share[k] = share[k] / total
+        for i in range(n):
+            text = <str> texts[i]
+            w = <double> words[i]
+            lw = <double> links[i]
+            e = element[i]
+            logs = log1p(w)
+            lds = lw / w
+            pos = (<double> start[i]) / total
+            punct = 0.0
+            last = 0
+            for ch in text:
+                if ch == 46 or ch == 44 or ch == 59 or ch == 63 or ch == 33:
+                    punct += 1.0
+                last = ch
+            length = <double> len(text)
+            upper = Py_UNICODE_ISUPPER(text[0]) if len(text) else False
+            x[i, 0] = 1.0
+            x[i, 1] = logs
+            x[i, 2] = lds
+            x[i, 3] = lds * logs
+            x[i, 4] = 1.0 if w >= 20 else 0.0
+            x[i, 5] = punct / w if punct / w < 1.0 else 1.0
+            x[i, 6] = 1.0 if (last == 46 or last == 33 or last == 63 or last == 58) else 0.0
+            x[i, 7] = pos
+            x[i, 8] = pos * pos
+            if i == 0:
+                x[i, 9] = 0.0
+                x[i, 10] = 1.0
+            else:
+                x[i, 9] = log1p(<double> words[i - 1])
+                x[i, 10] = (<double> links[i - 1]) / (<double> words[i - 1])
+            if i == n - 1:
+                x[i, 11] = 0.0
+                x[i, 12] = 1.0
+            else:
+                x[i, 11] = log1p(<double> words[i + 1])
+                x[i, 12] = (<double> links[i + 1]) / (<double> words[i + 1])
+            x[i, 13] = (<double> depth[e]) / 20.0 if (<double> depth[e]) / 20.0 < 2.0 else 2.0
+            x[i, 14] = log1p(total)
+            x[i, 15] = sum_links / total
+            x[i, 16] = el_words[e] / total
+            x[i, 17] = parent_words[e] / total
+            x[i, 18] = log(sib[e])
+            x[i, 19] = 1.0 if lw >= w else 0.0
+            x[i, 20] = 1.0 if upper else 0.0
+            x[i, 21] = 1.0 if w <= 3 else 0.0
+            x[i, 22] = 1.0 if w <= 10 else 0.0
+            x[i, 23] = length / w / 10.0 if length / w / 10.0 < 2.0 else 2.0
+            x[i, 24] = 1.0 if rep[firsts[i]] > 1 else 0.0
+            x[i, 25] = 1.0 if firsts[i] != i else 0.0
+            k = n_block
+            for m in range(n_tags):
+                x[i, k + m] = 1.0 if group[e] == m else 0.0
+            k += n_tags
+            for m in range(n_hints):
+                x[i, k + m] = <double> ((ahints[e] >> m) & 1)
+            k += n_hints
+            for m in range(n_hints):
+                x[i, k + m] = <double> ((hints[e] >> m) & 1)
+            k += n_hints
+            for m in range(n_anc):
+                x[i, k + m] = <double> ((inside[e] >> m) & 1)
+            k += n_anc
+            for m in range(n_hints):
+                x[i, k + m] = share[m]
+            k += n_hints
+            for m in range(n_hints):
+                x[i, k + m] = <double> ((ahints[e] >> m) & 1) * share[m]
+            k += n_hints
+            x[i, k] = el_ld[e]
+            x[i, k + 1] = parent_ld[e]
+            # Boilerplate-naming blocks; under a heading that names boilerplate; after a content
+            # heading (one that does not).
+            heading = group[e] == 0
+            if heading:
+                state = 1.0 if boiler[i] else 0.0
+                if not boiler[i]:
+                    seen = 1.0
+            x[i, k + 2] = 1.0 if boiler[i] else 0.0
+            x[i, k + 3] = state
+            x[i, k + 4] = seen
+    finally:
+        free(share)
+        free(rep)

@@ -236,8 +236,9 @@ def _columns(page: PageBlocks) -> _Columns:
 def stage1_matrix(page: PageBlocks) -> Any:
     """One row of stage-1 features per text block, columns in the order of :data:`STAGE1_NAMES`.
 
-    Python reads each element and each block once (list comprehensions); the features themselves
-    are array operations.
+    The per-element columns are numpy operations; the per-block rows are filled by the compiled
+    module (``_walk.stage1_fill``) when it is built, else by the numpy code below (the reference:
+    both give the same numbers, tested).
     """
     texts = page.texts
     n = len(texts)
@@ -255,12 +256,53 @@ def stage1_matrix(page: PageBlocks) -> Any:
     sib = sib_counts[key].astype(np.float64)
     sib[0] = 1.0
     group = _GROUP_OF_CODE[tag_code]
-    depth = page.depth.astype(np.float64)
-    hints = page.hints
-    anc = page.inside
     el_words = cols.el_words
     parent_words = el_words[parent]
-    # Per block.
+    el_ld = cols.el_links / np.maximum(el_words, 1.0)
+    el, w = cols.el, cols.w
+    # Repeated texts: each block's first occurrence.
+    # (A dict built from the end keeps each text's first index; both passes run at C speed.)
+    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+    firsts = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=n)
+    # Short blocks whose text names boilerplate ("Related posts", "Share", "Leave a reply").
+    boiler = np.zeros(n, dtype=np.uint8)
+    hits = boiler_hits(texts, np.flatnonzero(w <= 12).tolist())
+    if hits:
+        boiler[hits] = 1
+    x = np.empty((n, len(STAGE1_NAMES)))
+    walk = _compiled_boiler()
+    if walk is not None:
+        walk.stage1_fill(
+            texts, x, page.words, page.link_words, page.element, page.start, firsts, boiler, group, sib,
+            page.depth, page.hints, page.ancestor_hints, page.inside, el_words, parent_words, el_ld,
+            el_ld[parent], page.total_words, N_BLOCK_FEATURES, _N_TAGS, len(HINT_NAMES), len(_ANCESTOR_TAGS),
+        )  # fmt: skip
+    else:
+        _stage1_numpy(page, x, firsts=firsts, boiler=boiler, group=group, sib=sib, parent_words=parent_words,
+                      el_ld=el_ld)  # fmt: skip
+    k = len(STAGE1_NAMES) - 1
+    # Repeated units: blocks inside one of three or more same-tag sibling containers that each
+    # hold a few sentences — the posts of a thread, the comments under an article, the teasers
+    # of a related list. Which of these they are depends on what precedes them (stage 2).
+    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & _UNIT_OF_CODE[tag_code]
+    unit[0] = False
+    # Inside a unit: in the run [i, end[i]) of some unit element i (a difference array).
+    n_el = len(unit)
+    at = np.flatnonzero(unit)
+    cover = np.cumsum(np.bincount(at, minlength=n_el + 1) - np.bincount(page.end[at], minlength=n_el + 1))
+    cols.in_unit = (cover[:n_el] > 0).astype(np.float64)[el]
+    x[:, k] = cols.in_unit
+    return x
+
+
+def _stage1_numpy(
+    page: PageBlocks, x: Any, *, firsts: Any, boiler: Any, group: Any, sib: Any, parent_words: Any, el_ld: Any
+) -> None:
+    """The per-block columns of :func:`stage1_matrix` (all but ``in_unit``) with numpy."""
+    texts = page.texts
+    n = len(texts)
+    total = max(page.total_words, 1)
+    cols = _columns(page)
     el, w, lw = cols.el, cols.w, cols.lw
     start = page.start.astype(np.float64)
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
@@ -280,10 +322,6 @@ def stage1_matrix(page: PageBlocks) -> Any:
     wide = np.flatnonzero(head > 127)
     if len(wide):
         upper[wide] = [chr(c).isupper() for c in head[wide].tolist()]
-    # Repeated texts: each block's first occurrence, counted.
-    # (A dict built from the end keeps each text's first index; both passes run at C speed.)
-    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
-    firsts = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=n)
     repeated = np.bincount(firsts, minlength=n)[firsts] > 1
     repeat_not_first = firsts != np.arange(n)
     logs = np.log1p(w)
@@ -291,7 +329,7 @@ def stage1_matrix(page: PageBlocks) -> Any:
     pos = start / total
     hint_bits = _bits(cols.ahints[el], _BITS)
     share = (w @ hint_bits) / total
-    x = np.empty((n, len(STAGE1_NAMES)))
+    depth = page.depth.astype(np.float64)
     x[:, 0] = 1.0
     x[:, 1] = logs
     x[:, 2] = lds
@@ -312,7 +350,7 @@ def stage1_matrix(page: PageBlocks) -> Any:
     x[:, 13] = np.minimum(depth[el] / 20.0, 2.0)
     x[:, 14] = math.log1p(total)
     x[:, 15] = lw.sum() / total
-    x[:, 16] = el_words[el] / total
+    x[:, 16] = cols.el_words[el] / total
     x[:, 17] = parent_words[el] / total
     x[:, 18] = np.log(sib[el])  # log1p(count - 1)
     x[:, 19] = lw >= w
@@ -328,31 +366,24 @@ def stage1_matrix(page: PageBlocks) -> Any:
     k += _N_TAGS
     x[:, k : k + nh] = hint_bits
     k += nh
-    x[:, k : k + nh] = _bits(hints[el], _BITS)
+    x[:, k : k + nh] = _bits(page.hints[el], _BITS)
     k += nh
-    x[:, k : k + len(_ANCESTOR_TAGS)] = _bits(anc[el], _ANC_BITS)
+    x[:, k : k + len(_ANCESTOR_TAGS)] = _bits(page.inside[el], _ANC_BITS)
     k += len(_ANCESTOR_TAGS)
     x[:, k : k + nh] = share
     k += nh
     x[:, k : k + nh] = hint_bits * share
     k += nh
-    el_ld = cols.el_links / np.maximum(el_words, 1.0)
     x[:, k] = el_ld[el]
-    x[:, k + 1] = el_ld[parent][el]
+    x[:, k + 1] = el_ld[cols.parent][el]
     # Boilerplate-naming short blocks, and the blocks under a heading that names boilerplate;
     # a heading that does not (a content section's title) is noted for the blocks after it.
-    boiler = np.zeros(n)
     under = np.zeros(n)
     content_heading = np.zeros(n)
-    is_heading = group[el] == 0
-    state = 0.0
     seen_content_heading = 0.0
-    hits = boiler_hits(texts, np.flatnonzero(w <= 12).tolist())
-    if hits:
-        boiler[hits] = 1.0
-    heads = np.flatnonzero(is_heading).tolist()
+    heads = np.flatnonzero(group[el] == 0).tolist()
     for j, i in enumerate(heads):
-        state = boiler[i]
+        state = float(boiler[i])
         end = heads[j + 1] if j + 1 < len(heads) else n
         under[i:end] = state
         if not state:
@@ -361,18 +392,6 @@ def stage1_matrix(page: PageBlocks) -> Any:
     x[:, k + 2] = boiler
     x[:, k + 3] = under
     x[:, k + 4] = content_heading
-    # Repeated units: blocks inside one of three or more same-tag sibling containers that each
-    # hold a few sentences — the posts of a thread, the comments under an article, the teasers
-    # of a related list. Which of these they are depends on what precedes them (stage 2).
-    unit = (sib >= 3) & (el_words >= 15) & (el_words <= 0.2 * total) & _UNIT_OF_CODE[tag_code]
-    unit[0] = False
-    # Inside a unit: in the run [i, end[i]) of some unit element i (a difference array).
-    n_el = len(unit)
-    at = np.flatnonzero(unit)
-    cover = np.cumsum(np.bincount(at, minlength=n_el + 1) - np.bincount(page.end[at], minlength=n_el + 1))
-    cols.in_unit = (cover[:n_el] > 0).astype(np.float64)[el]
-    x[:, k + 5] = cols.in_unit
-    return x
 
 
 _boiler_cache: dict[str, bool] = {}
