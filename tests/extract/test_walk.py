@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -221,3 +222,36 @@ def test_compiled_stage1_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPat
     for markup, got in zip(pages, compiled, strict=True):
         assert np.array_equal(got, features.stage1_matrix(parse_blocks(markup)))
     assert sum(len(m) for m in compiled) > 1000
+
+
+def _random_page(rng: random.Random) -> str:
+    """Malformed HTML from a small grammar: unbalanced and misnested tags, hidden and invisible
+    elements, odd attributes, entities, NULs, Unicode spaces and astral characters."""
+    tags = "div p a span li ul table td tr h2 pre br hr b noscript script style template section custom-x svg"
+    attrs = [
+        "", " hidden", " aria-hidden=true", " style='display:none'", " class='nav menu'",
+        " class='post-3 content'", " id=x role=main", " class=\"\u00e9t\u00e9 ad\"", " style=color:red",
+    ]  # fmt: skip
+    words = [
+        "word", "Reply", "caf\u00e9", "\u00a0", "\u2003", "&amp;", "&nbsp;", "\x00", "\U0001f600", "x.",
+        "Share", "\u0130", "<", ">", "&#0;", "\u3000ideo",
+    ]  # fmt: skip
+    out = []
+    for _ in range(rng.randrange(1, 120)):
+        r = rng.random()
+        if r < 0.35:
+            out.append(f"<{rng.choice(tags.split())}{rng.choice(attrs)}>")
+        elif r < 0.55:
+            out.append(f"</{rng.choice(tags.split())}>")
+        else:
+            out.append(" ".join(rng.choice(words) for _ in range(rng.randrange(1, 8))))
+    return "".join(out)
+
+
+@needs_compiled
+def test_compiled_walk_matches_python_walk_on_random_malformed_pages() -> None:
+    rng = random.Random(20261130)
+    for _ in range(400):
+        markup = _random_page(rng)
+        fast, slow = _both(markup)
+        assert fast == slow, markup
