@@ -32,24 +32,7 @@ def hidden_sizes(
 ) -> tuple[int, list[tuple[int, int]]]: ...
 def walk(
     root_id: int, drop: set[int], hint_cache: dict[str, int], hint_bits: Callable[[str], int]
-) -> tuple[
-    list[str],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    list[int],
-    int,
-]: ...
+) -> tuple[Any, ...]: ...
 def cut_no_text(markup: bytes) -> bytes: ...
 def init_boiler(keywords: list[tuple[bytes, int, int, int]]) -> None: ...
 def boiler_hits(texts: list[str], candidates: list[int], fallback: Callable[[str], bool]) -> list[int]: ...

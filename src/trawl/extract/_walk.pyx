@@ -460,7 +460,6 @@ cdef class _Walk:
     cdef bint in_link
     cdef list texts
     cdef LongVec b_words, b_links, b_element
-    cdef long total_words
 
     # (C fields start zeroed: empty buffers.)
 
@@ -545,9 +544,75 @@ cdef class _Walk:
             vec_push(&self.b_words, words)
             vec_push(&self.b_links, links if links < words else words)
             vec_push(&self.b_element, element)
-            self.total_words += words
         self.link.length = 0
         return 0
+
+
+# --------------------------------------------------------------------------- the tree walk
+# One cursor serves both passes: it turns the subtree under a root into events in document order
+# (an element entered, a text node, an element left); after entering an element the caller may
+# skip its subtree, which is then never left.
+
+DEF EV_END = 0
+DEF EV_ENTER = 1
+DEF EV_LEAVE = 2
+DEF EV_TEXT = 3
+
+DEF CUR_START = 0
+DEF CUR_ENTERED = 1  # the last event entered ``node``: its children come next
+DEF CUR_DONE = 2  # ``node`` is finished: its next sibling (or its parent's leaving) comes next
+DEF CUR_FINISHED = 3
+
+
+cdef struct Cursor:
+    lxb_dom_node_t *root
+    lxb_dom_node_t *node
+    int state
+
+
+cdef inline void cursor_init(Cursor *c, lxb_dom_node_t *root) noexcept nogil:
+    c.root = root
+    c.node = NULL
+    c.state = CUR_START
+
+
+cdef inline void cursor_skip(Cursor *c) noexcept nogil:
+    """After EV_ENTER: do not walk this element's subtree (nor report leaving it)."""
+    c.state = CUR_DONE
+
+
+cdef int cursor_next(Cursor *c) noexcept nogil:
+    """The next event; ``c.node`` is the node it is about."""
+    cdef lxb_dom_node_t *n
+    while True:
+        if c.state == CUR_FINISHED:
+            return EV_END
+        if c.state == CUR_START:
+            n = c.root.first_child
+        elif c.state == CUR_ENTERED:
+            n = c.node.first_child
+            if n == NULL:
+                c.state = CUR_DONE
+                return EV_LEAVE  # a childless element is left at once
+        else:
+            n = c.node.next
+            if n == NULL:
+                c.node = c.node.parent
+                if c.node == c.root or c.node == NULL:
+                    c.state = CUR_FINISHED
+                    return EV_END
+                return EV_LEAVE
+        if n == NULL:  # an empty root
+            c.state = CUR_FINISHED
+            return EV_END
+        c.node = n
+        if n.type == T_ELEMENT:
+            c.state = CUR_ENTERED
+            return EV_ENTER
+        c.state = CUR_DONE
+        if n.type == T_TEXT:
+            return EV_TEXT
+        # Comments, processing instructions: nothing to say; on to the next node.
 
 
 def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
@@ -558,59 +623,50 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     when ``attributes``, ``hidden``, ``aria-hidden="true"`` or an inline style that
     ``is_hidden_style(str) -> bool`` judges hidden.
     """
-    cdef lxb_dom_node_t *root = <lxb_dom_node_t *> root_id
-    cdef lxb_dom_node_t *node = root.first_child
+    cdef Cursor cur
+    cdef lxb_dom_node_t *node
     cdef size_t total = 0
-    cdef int kind, flags
+    cdef int ev, kind, flags
     cdef const unsigned char *style = NULL
     cdef size_t style_len = 0
-    cdef list open_ids = []  # candidate node ids entered and not yet left, with their start count
+    cdef list open_ids = []  # candidates entered and not yet left: (node id, count at entry, slot)
     cdef list found = []
     cdef bint candidate
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
-    while node != NULL:
-        if node.type == T_ELEMENT:
-            kind = kind_of(node)
-            if kind != K_INVISIBLE:
-                candidate = kind == K_NOSCRIPT
-                if not candidate and attributes:
-                    flags = attr_flags(node, &style, &style_len)
-                    if flags & A_HIDDEN:
-                        candidate = True
-                    elif flags & A_STYLE:
-                        candidate = bool(is_hidden_style(
-                            PyUnicode_DecodeUTF8(<const char *> style, style_len, "replace")
-                        ))
-                if candidate:
-                    open_ids.append((<size_t> node, total, len(found)))
-                    found.append(None)
-                if node.first_child != NULL:
-                    node = node.first_child
-                    continue
-                if candidate:
-                    ident, start, at = open_ids.pop()
-                    found[at] = (ident, total - start)
-        elif node.type == T_TEXT:
+    cursor_init(&cur, <lxb_dom_node_t *> root_id)
+    while True:
+        ev = cursor_next(&cur)
+        if ev == EV_END:
+            break
+        node = cur.node
+        if ev == EV_TEXT:
             total += text_chars(<lxb_dom_character_data_t *> node)
-        while True:
-            if node.next != NULL:
-                node = node.next
-                break
-            node = node.parent
-            if node == root or node == NULL:
-                node = NULL
-                break
-            if open_ids and open_ids[len(open_ids) - 1][0] == <size_t> node:
-                ident, start, at = open_ids.pop()
-                found[at] = (ident, total - start)
+        elif ev == EV_ENTER:
+            kind = kind_of(node)
+            if kind == K_INVISIBLE:
+                cursor_skip(&cur)
+                continue
+            candidate = kind == K_NOSCRIPT
+            if not candidate and attributes:
+                flags = attr_flags(node, &style, &style_len)
+                if flags & A_HIDDEN:
+                    candidate = True
+                elif flags & A_STYLE:
+                    candidate = bool(is_hidden_style(PyUnicode_DecodeUTF8(<const char *> style, style_len, "replace")))
+            if candidate:
+                open_ids.append((<size_t> node, total, len(found)))
+                found.append(None)
+        elif open_ids and open_ids[len(open_ids) - 1][0] == <size_t> node:
+            ident, start, at = open_ids.pop()
+            found[at] = (ident, total - start)
     return total, found
 
 
 cdef class _Elements:
     """Growable per-element columns (freed with the object)."""
 
-    cdef LongVec tag, parent, depth, hints, ahints, inside, group, words, links, order, end
+    cdef LongVec tag, parent, depth, hints, ahints, inside, group, end
 
     def __dealloc__(self):
         free(self.tag.data)
@@ -620,9 +676,6 @@ cdef class _Elements:
         free(self.ahints.data)
         free(self.inside.data)
         free(self.group.data)
-        free(self.words.data)
-        free(self.links.data)
-        free(self.order.data)
         free(self.end.data)
 
     cdef int add(self, long tag, long parent, long depth, long hints, long ahints, long inside,
@@ -634,9 +687,6 @@ cdef class _Elements:
         vec_push(&self.ahints, ahints)
         vec_push(&self.inside, inside)
         vec_push(&self.group, group)
-        vec_push(&self.words, 0)
-        vec_push(&self.links, 0)
-        vec_push(&self.order, 0)
         vec_push(&self.end, 0)
         return 0
 
@@ -645,134 +695,79 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
     """Pass 2: the text blocks and block elements of the subtree under ``root_id``.
 
     ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped. Returns
-    ``(texts, words, link_words, block_element, starts, tag_index, parent, depth, hints,
-    ancestor_hints, inside, el_words, el_link_words, el_order, el_end, total_words)``, the numeric
-    columns as native int64 bytes (for ``numpy.frombuffer``): per block, its
-    collapsed text, counts, element and word offset; per element (0 is the root), the index of its
-    tag in the block tag table (-1 for the root), its parent, depth, class/id hint bits, the union
-    of its ancestors' and its own, the ANCESTOR_GROUPS bits of its proper ancestors, and the
-    words, link words and first block of its subtree, and one past its subtree's last element.
+    ``(texts, words, link_words, block_element, tag_index, parent, depth, hints, ancestor_hints,
+    inside, end)``, the numeric columns as native int64 bytes (for ``numpy.frombuffer``): per
+    block, its collapsed text, word and link-word counts and its element; per element (0 is the
+    root), the index of its tag in the block tag table (-1 for the root), its parent, depth,
+    class/id hint bits, the union of its ancestors' and its own, the ANCESTOR_GROUPS bits of its
+    proper ancestors, and one past its subtree's last element.
     """
-    cdef lxb_dom_node_t *root = <lxb_dom_node_t *> root_id
-    cdef lxb_dom_node_t *node = root.first_child
+    cdef Cursor cur
+    cdef lxb_dom_node_t *node
     cdef lxb_dom_character_data_t *text
     cdef _Walk st = _Walk()
     cdef _Elements els = _Elements()
-    cdef int kind
+    cdef int ev, kind
     cdef long top = 0, at, bits, inside, pg
-    cdef size_t i, n_el, n_bl, b
     cdef unsigned char space = 32, newline = 10
     cdef bint has_drop = bool(drop)
-    cdef int64_t *parent
-    cdef int64_t *words
-    cdef int64_t *links
-    cdef int64_t *order
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
     st.texts = []
-    st.total_words = 0
     st.in_link = False
     els.add(-1, -1, 0, 0, 0, 0, 0)
-    while node != NULL:
-        if node.type == T_ELEMENT:
-            kind = kind_of(node)
-            if kind == K_INVISIBLE or (has_drop and (<size_t> node) in drop):
-                pass  # skipped with its subtree
-            else:
-                if kind == K_BLOCK:
-                    st.flush(top)
-                    at = els.tag.length
-                    bits = _semantic[node.local_name]
-                    if _first_attr(<void *> node) != NULL:
-                        bits |= st.element_hints(node, hint_cache, hint_bits)
-                    pg = els.group.data[top]
-                    inside = els.inside.data[top]
-                    if pg:
-                        inside |= 1 << (pg - 1)
-                    els.add(
-                        _tag_index[node.local_name], top, els.depth.data[top] + 1, bits,
-                        els.ahints.data[top] | bits, inside, _group[node.local_name],
-                    )
-                    top = at
-                elif kind == K_ANCHOR:
-                    st.in_link = True
-                    buf_add(&st.link, &space, 1)
-                if node.first_child != NULL:
-                    node = node.first_child
-                    continue
-                # A childless element is left at once.
-                if kind == K_BLOCK:
-                    st.flush(top)
-                    els.end.data[top] = els.tag.length
-                    top = els.parent.data[top]
-                elif kind == K_ANCHOR:
-                    st.in_link = False
-                elif kind == K_BREAK:
-                    buf_add(&st.seg, &newline, 1)
-                    if st.in_link:
-                        buf_add(&st.link, &newline, 1)
-        elif node.type == T_TEXT:
+    cursor_init(&cur, <lxb_dom_node_t *> root_id)
+    while True:
+        ev = cursor_next(&cur)
+        if ev == EV_END:
+            break
+        node = cur.node
+        if ev == EV_TEXT:
             text = <lxb_dom_character_data_t *> node
             if text.data.data != NULL and text.data.length:
                 buf_add(&st.seg, text.data.data, text.data.length)
                 if st.in_link:
                     buf_add(&st.link, text.data.data, text.data.length)
-        while True:
-            if node.next != NULL:
-                node = node.next
-                break
-            node = node.parent
-            if node == root or node == NULL:
-                node = NULL
-                break
-            # Leaving an element whose children were walked (skipped ones never get here).
-            kind = kind_of(node)
-            if kind == K_BLOCK:
+            continue
+        kind = kind_of(node)
+        if ev == EV_ENTER:
+            if kind == K_INVISIBLE or (has_drop and (<size_t> node) in drop):
+                cursor_skip(&cur)  # skipped with its subtree
+            elif kind == K_BLOCK:
                 st.flush(top)
-                els.end.data[top] = els.tag.length
-                top = els.parent.data[top]
+                at = els.tag.length
+                bits = _semantic[node.local_name]
+                if _first_attr(<void *> node) != NULL:
+                    bits |= st.element_hints(node, hint_cache, hint_bits)
+                pg = els.group.data[top]
+                inside = els.inside.data[top]
+                if pg:
+                    inside |= 1 << (pg - 1)
+                els.add(
+                    _tag_index[node.local_name], top, els.depth.data[top] + 1, bits,
+                    els.ahints.data[top] | bits, inside, _group[node.local_name],
+                )
+                top = at
             elif kind == K_ANCHOR:
-                st.in_link = False
+                st.in_link = True
+                buf_add(&st.link, &space, 1)
+        elif kind == K_BLOCK:  # EV_LEAVE
+            st.flush(top)
+            els.end.data[top] = els.tag.length
+            top = els.parent.data[top]
+        elif kind == K_ANCHOR:
+            st.in_link = False
+        elif kind == K_BREAK:
+            buf_add(&st.seg, &newline, 1)
+            if st.in_link:
+                buf_add(&st.link, &newline, 1)
     st.flush(top)
-    # Words per element, own blocks first, then children into parents: a child always comes
-    # after its parent, so one backward pass adds every subtree up.
-    n_el = els.tag.length
-    els.end.data[0] = n_el
-    n_bl = st.b_element.length
-    parent = els.parent.data
-    words = els.words.data
-    links = els.links.data
-    order = els.order.data
-    cdef LongVec starts
-    starts.data = NULL
-    starts.length = starts.size = 0
-    cdef long offset = 0
-    try:
-        for i in range(n_bl):
-            vec_push(&starts, offset)
-            offset += st.b_words.data[i]
-        for i in range(n_bl, 0, -1):
-            b = st.b_element.data[i - 1]
-            words[b] += st.b_words.data[i - 1]
-            links[b] += st.b_links.data[i - 1]
-            order[b] = i - 1
-        for i in range(n_el - 1, 0, -1):
-            if words[i]:
-                at = parent[i]
-                if not words[at] or order[i] < order[at]:
-                    order[at] = order[i]
-                words[at] += words[i]
-                links[at] += links[i]
-        return (
-            st.texts, vec_bytes(&st.b_words), vec_bytes(&st.b_links), vec_bytes(&st.b_element),
-            vec_bytes(&starts), vec_bytes(&els.tag), vec_bytes(&els.parent), vec_bytes(&els.depth),
-            vec_bytes(&els.hints), vec_bytes(&els.ahints), vec_bytes(&els.inside),
-            vec_bytes(&els.words), vec_bytes(&els.links), vec_bytes(&els.order), vec_bytes(&els.end),
-            st.total_words,
-        )
-    finally:
-        free(starts.data)
-
+    els.end.data[0] = els.tag.length
+    return (
+        st.texts, vec_bytes(&st.b_words), vec_bytes(&st.b_links), vec_bytes(&st.b_element),
+        vec_bytes(&els.tag), vec_bytes(&els.parent), vec_bytes(&els.depth), vec_bytes(&els.hints),
+        vec_bytes(&els.ahints), vec_bytes(&els.inside), vec_bytes(&els.end),
+    )
 
 # --------------------------------------------------------------------------- boilerplate phrases
 # features._BOILER as a trie over a block's UTF-8 text (ASCII letters lower-cased on the fly):

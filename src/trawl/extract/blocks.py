@@ -473,9 +473,36 @@ def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
     root = body.mem_id
     total, found = walk.hidden_sizes(root, _hidden_style, remove_hidden)
     drop = {node for node, size in found if _dropped(size, total)}
-    texts, *columns, total_words = walk.walk(root, drop, _hint_cache, hint_bits)
-    arrays = {name: np.frombuffer(raw, dtype=np.int64) for name, raw in zip(_COLUMNS, columns, strict=True)}
-    return PageBlocks(texts, total_words, **arrays)
+    texts, *columns = walk.walk(root, drop, _hint_cache, hint_bits)
+    return _page(texts, [np.frombuffer(raw, dtype=np.int64) for raw in columns])
+
+
+_WALKED = (
+    "words", "link_words", "element",
+    "tag_index", "parent", "depth", "hints", "ancestor_hints", "inside", "end",
+)  # fmt: skip
+
+
+def _page(texts: list[str], columns: list[Any]) -> PageBlocks:
+    """A page from the walk's columns (:data:`_WALKED`, either walk), with what follows from them:
+    word offsets, and per element the words, link words and first block of its subtree. A subtree
+    is the run of elements ``[i, end[i])`` and its blocks a run of blocks (a subtree's text is
+    contiguous), so sums are differences of prefix sums and a subtree's first block is the first
+    whose element, as a running maximum, reaches ``i``."""
+    arrays = dict(zip(_WALKED, columns, strict=True))
+    words, links, element, end = arrays["words"], arrays["link_words"], arrays["element"], arrays["end"]
+    n_el = len(end)
+    at = np.arange(n_el)
+    # (bincount sums in float64: exact for word counts.)
+    own = np.concatenate(([0], np.cumsum(np.bincount(element, weights=words, minlength=n_el))))
+    own_links = np.concatenate(([0], np.cumsum(np.bincount(element, weights=links, minlength=n_el))))
+    el_words = (own[end] - own[at]).astype(np.int64)
+    reach = np.maximum.accumulate(element) if len(element) else element
+    arrays["el_words"] = el_words
+    arrays["el_link_words"] = (own_links[end] - own_links[at]).astype(np.int64)
+    arrays["order"] = np.where(el_words > 0, np.searchsorted(reach, at, side="left"), 0)
+    arrays["start"] = np.cumsum(words) - words
+    return PageBlocks(texts, int(words.sum()), **arrays)
 
 
 def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
@@ -581,39 +608,17 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
             b_words.append(words)
             b_links.append(link_words if link_words < words else words)
             b_element.append(top)
-    # Words per element, own blocks first, then children into parents: a child always comes after
-    # its parent, so one backward pass adds every subtree up.
-    n_el = len(e_tag)
-    el_words, el_links, order = [0] * n_el, [0] * n_el, [0] * n_el
-    for i in range(len(texts) - 1, -1, -1):
-        e = b_element[i]
-        el_words[e] += b_words[i]
-        el_links[e] += b_links[i]
-        order[e] = i
-    for i in range(n_el - 1, 0, -1):
-        if el_words[i]:
-            up = e_parent[i]
-            if not el_words[up] or order[i] < order[up]:
-                order[up] = order[i]
-            el_words[up] += el_words[i]
-            el_links[up] += el_links[i]
     # One past each element's subtree: elements are in document order, so a subtree ends where
     # the next element at its depth or above begins.
+    n_el = len(e_tag)
     end = [n_el] * n_el
     open_: list[int] = []
     for i, d in enumerate(e_depth):
         while open_ and e_depth[open_[-1]] >= d:
             end[open_.pop()] = i
         open_.append(i)
-    starts = [0] * len(texts)
-    offset = 0
-    for i, w in enumerate(b_words):
-        starts[i] = offset
-        offset += w
-    columns = (b_words, b_links, b_element, starts, e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside,
-               el_words, el_links, order, end)  # fmt: skip
-    arrays = {name: np.array(col, dtype=np.int64) for name, col in zip(_COLUMNS, columns, strict=True)}
-    return PageBlocks(texts, offset, **arrays)
+    columns = (b_words, b_links, b_element, e_tag, e_parent, e_depth, e_hints, e_ahints, e_inside, end)
+    return _page(texts, [np.array(col, dtype=np.int64) for col in columns])
 
 
 # --------------------------------------------------------------------------- the compiled walk
