@@ -255,3 +255,39 @@ def test_compiled_walk_matches_python_walk_on_random_malformed_pages() -> None:
         markup = _random_page(rng)
         fast, slow = _both(markup)
         assert fast == slow, markup
+
+
+def test_deep_nesting_and_attribute_floods_are_flattened_before_parsing() -> None:
+    """lexbor is quadratic in nesting depth and in one tag's attributes: 30,000 nested <div>s
+    would take seconds (100,000: minutes). The guard flattens them and says so."""
+    from trawl.extract import extract
+
+    bottom = "<p>deep text here, at the bottom</p>"
+    deep = "<body>" + "<div>" * 30_000 + bottom + "</div>" * 30_000 + "</body>"
+    ex = extract(deep)
+    assert ex.cutoff == "depth"
+    assert "deep text here, at the bottom" in ex.text
+    attributes = " ".join(f'a{i}="{i}"' for i in range(20_000))
+    flood = f"<body><div {attributes}>flooded</div><p>after</p></body>"
+    ex = extract(flood)
+    assert ex.cutoff == "attributes"
+    assert "flooded" in ex.text and "after" in ex.text
+    normal = extract(_EDGE_PAGES[10])
+    assert normal.cutoff is None
+
+
+@needs_compiled
+def test_compiled_guard_matches_the_python_guard() -> None:
+    from trawl.extract.extractor import guard_markup
+
+    walk = blocks._compiled()
+    rng = random.Random(11)
+    pages = [_random_page(rng) for _ in range(300)] + (_wcxb(20) if DATA.is_dir() else [])
+    rewritten = 0
+    for markup in pages:
+        for depth, attrs in ((3, 2), (1000, 1000)):
+            fast, why = walk.guard_markup(markup.encode(), depth, attrs)
+            slow, slow_why = guard_markup(markup, depth, attrs)
+            assert (fast, why) == (slow.encode(), slow_why)
+            rewritten += why is not None
+    assert rewritten > 100

@@ -6,6 +6,7 @@ from typing import Any
 __all__ = [
     "boiler_hits",
     "cut_no_text",
+    "guard_markup",
     "hidden_sizes",
     "hint_bits_ascii",
     "init",
@@ -61,3 +62,4 @@ def stage1_fill(
     n_hints: int,
     n_anc: int,
 ) -> None: ...
+def guard_markup(markup: bytes, max_depth: int, max_attrs: int) -> tuple[bytes, str | None]: ...

@@ -14,13 +14,13 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "cut_no_text", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
+    "boiler_hits", "cut_no_text", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
     "stage1_fill", "walk",
 ]
 
 from libc.stdint cimport int64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memchr, memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy, strlen
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.unicode cimport Py_UNICODE_ISALNUM, PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 
@@ -1119,3 +1119,193 @@ def stage1_fill(
     finally:
         free(share)
         free(rep)
+
+
+# --------------------------------------------------------------------------- the nesting guard
+# lexbor's tree builder is quadratic in nesting depth (100,000 nested <div>s take over a minute)
+# and in the attributes of one tag. guard_markup finds both with one scan of the tags and, only
+# when a limit is passed, rewrites the markup: tags nested deeper than the limit are dropped (their
+# text stays) and attributes past the limit are dropped. Void and self-closing-in-practice tags
+# (p, li, td…, whose end tags are often omitted) do not count as nesting.
+
+cdef inline bint is_name_char(unsigned char c) noexcept nogil:
+    return is_word_char(c) or c == b'-' or c == b':' or c >= 0x80
+
+
+cdef inline bint is_tag_space(unsigned char c) noexcept nogil:
+    return c == 32 or c == 9 or c == 10 or c == 12 or c == 13
+
+
+cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
+    """Void elements and those whose end tag is routinely omitted (by lower-cased name): area base
+    br col embed hr img input link meta param source track wbr keygen, p li dt dd tr td th tbody
+    thead tfoot option optgroup rb rt rtc rp colgroup caption html head body."""
+    cdef unsigned char b[8]
+    cdef size_t k
+    if n == 0 or n > 8:
+        return False
+    for k in range(n):
+        b[k] = lower(p[k])
+    if n == 1:
+        return b[0] == b'p'
+    if n == 2:
+        return (
+            (b[1] == b'r' and (b[0] == b'b' or b[0] == b'h' or b[0] == b't'))
+            or (b[0] == b'l' and b[1] == b'i')
+            or (b[0] == b'd' and (b[1] == b't' or b[1] == b'd'))
+            or (b[0] == b't' and (b[1] == b'd' or b[1] == b'h'))
+            or (b[0] == b'r' and (b[1] == b'b' or b[1] == b't' or b[1] == b'p'))
+        )
+    if n == 3:
+        return memcmp(b, b"col", 3) == 0 or memcmp(b, b"img", 3) == 0 or memcmp(b, b"wbr", 3) == 0 \
+            or memcmp(b, b"rtc", 3) == 0
+    if n == 4:
+        return memcmp(b, b"area", 4) == 0 or memcmp(b, b"base", 4) == 0 or memcmp(b, b"link", 4) == 0 \
+            or memcmp(b, b"meta", 4) == 0 or memcmp(b, b"html", 4) == 0 or memcmp(b, b"head", 4) == 0 \
+            or memcmp(b, b"body", 4) == 0
+    if n == 5:
+        return memcmp(b, b"embed", 5) == 0 or memcmp(b, b"input", 5) == 0 or memcmp(b, b"param", 5) == 0 \
+            or memcmp(b, b"track", 5) == 0 or memcmp(b, b"tbody", 5) == 0 or memcmp(b, b"thead", 5) == 0 \
+            or memcmp(b, b"tfoot", 5) == 0
+    if n == 6:
+        return memcmp(b, b"source", 6) == 0 or memcmp(b, b"keygen", 6) == 0 or memcmp(b, b"option", 6) == 0
+    if n == 7:
+        return memcmp(b, b"caption", 7) == 0
+    return memcmp(b, b"optgroup", 8) == 0 or memcmp(b, b"colgroup", 8) == 0
+
+
+cdef size_t tag_end(const unsigned char *p, size_t i, size_t n, size_t max_attrs, size_t *attrs,
+                    size_t *cut) noexcept nogil:
+    """From just after a start tag's name: one past its ``>`` (or ``n``); ``attrs`` its attribute
+    count, ``cut`` where its ``max_attrs``-th attribute ends (``n`` when it has no more)."""
+    cdef unsigned char q
+    attrs[0] = 0
+    cut[0] = n
+    while i < n:
+        while i < n and (is_tag_space(p[i]) or p[i] == b'/'):
+            i += 1
+        if i >= n:
+            return n
+        if p[i] == b'>':
+            return i + 1
+        # An attribute name, then maybe "= value".
+        i += 1
+        while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
+            i += 1
+        while i < n and is_tag_space(p[i]):
+            i += 1
+        if i < n and p[i] == b'=':
+            i += 1
+            while i < n and is_tag_space(p[i]):
+                i += 1
+            if i < n and (p[i] == b'"' or p[i] == b"'"):
+                q = p[i]
+                i += 1
+                while i < n and p[i] != q:
+                    i += 1
+                i += 1
+            else:
+                while i < n and not is_tag_space(p[i]) and p[i] != b'>':
+                    i += 1
+        attrs[0] += 1
+        if attrs[0] == max_attrs:
+            cut[0] = i if i < n else n
+    return n
+
+
+def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
+    """``(markup, None)`` when no element nests deeper than ``max_depth`` and no tag has more than
+    ``max_attrs`` attributes; else ``(rewritten markup, reason)`` with reason ``"depth"`` or
+    ``"attributes"`` (see the section comment)."""
+    cdef const unsigned char *p = markup
+    cdef size_t n = len(markup)
+    cdef int ev
+    cdef bint rewrite = False
+    cdef int pass_no
+    cdef size_t i, j, name_start, name_len, depth, max_seen, attrs, cut, end, emit_from
+    cdef const unsigned char *found
+    cdef bint deep_tags = False, many_attrs = False
+    cdef Buf out
+    out.data = NULL
+    out.length = out.size = 0
+    try:
+        for pass_no in range(2):  # 0: measure; 1: rewrite (only when a limit was passed)
+            if pass_no == 1 and not (deep_tags or many_attrs):
+                break
+            i = 0
+            depth = 0
+            max_seen = 0
+            emit_from = 0
+            while i < n:
+                found = <const unsigned char *> memchr(p + i, b'<', n - i)
+                if found == NULL:
+                    break
+                i = found - p
+                if i + 1 >= n:
+                    break
+                if p[i + 1] == b'!':  # comment, doctype, CDATA: to the end of the comment or ">"
+                    if i + 3 < n and p[i + 2] == b'-' and p[i + 3] == b'-':
+                        j = i + 4
+                        while j + 2 < n and not (p[j] == b'-' and p[j + 1] == b'-' and p[j + 2] == b'>'):
+                            j += 1
+                        i = j + 3
+                    else:
+                        found = <const unsigned char *> memchr(p + i, b'>', n - i)
+                        i = (found - p) + 1 if found != NULL else n
+                    continue
+                if p[i + 1] == b'/':  # an end tag
+                    name_start = i + 2
+                    j = name_start
+                    while j < n and is_name_char(p[j]):
+                        j += 1
+                    name_len = j - name_start
+                    found = <const unsigned char *> memchr(p + j, b'>', n - j) if j < n else NULL
+                    end = (found - p) + 1 if found != NULL else n
+                    if name_len and not no_nesting(p + name_start, name_len) and depth > 0:
+                        if pass_no == 1 and depth > max_depth:
+                            buf_add(&out, p + emit_from, i - emit_from)  # the end tag is dropped
+                            emit_from = end
+                        depth -= 1
+                    i = end
+                    continue
+                if not is_word_char(p[i + 1]):
+                    i += 1
+                    continue
+                name_start = i + 1
+                j = name_start
+                while j < n and is_name_char(p[j]):
+                    j += 1
+                name_len = j - name_start
+                # Each attribute takes two bytes at least, so a tag that closes within 2 x max_attrs
+                # bytes needs no attribute count (the fast path for every ordinary tag).
+                found = <const unsigned char *> memchr(p + j, b'>', n - j) if j < n else NULL
+                if found != NULL and <size_t> (found - p) - j < 2 * max_attrs:
+                    end = (found - p) + 1
+                    attrs = 0
+                else:
+                    end = tag_end(p, j, n, max_attrs, &attrs, &cut)
+                if attrs > max_attrs:
+                    many_attrs = True
+                    if pass_no == 1:  # keep the first max_attrs attributes
+                        buf_add(&out, p + emit_from, cut - emit_from)
+                        buf_add(&out, <const unsigned char *> b">", 1)
+                        emit_from = end
+                if not no_nesting(p + name_start, name_len):
+                    depth += 1
+                    if depth > max_seen:
+                        max_seen = depth
+                    if depth > max_depth:
+                        deep_tags = True
+                        if pass_no == 1 and emit_from <= i:  # the start tag is dropped
+                            buf_add(&out, p + emit_from, i - emit_from)
+                            emit_from = end
+                i = end
+            if pass_no == 1:
+                buf_add(&out, p + emit_from, n - emit_from)
+                return (
+                    PyBytes_FromStringAndSize(<const char *> out.data, out.length),
+                    "depth" if deep_tags else "attributes",
+                )
+        return markup, None
+    finally:
+        free(out.data)
