@@ -210,7 +210,10 @@ def test_legacy_encoding_end_to_end() -> None:
 )
 def test_hostile_pages_never_crash(body: bytes) -> None:
     doc, ctx = convert(body)
-    assert not doc.errors
+    # The only note allowed: nesting deeper than convert.nesting.MAX_DEPTH was flattened.
+    deep = body.count(b"<div>") > 1_000 or body.count(b"<span>") > 1_000
+    flattened = "html: markup flattened before parsing (depth; see convert.nesting)"
+    assert doc.errors == ([flattened] if deep else [])
     assert ctx.stats.prefix("error/") == {}
     assert len(doc.title) <= 1000
 

@@ -278,7 +278,7 @@ def test_deep_nesting_and_attribute_floods_are_flattened_before_parsing() -> Non
 
 @needs_compiled
 def test_compiled_guard_matches_the_python_guard() -> None:
-    from trawl.extract.extractor import guard_markup
+    from trawl.convert.nesting import guard_markup
 
     walk = blocks._compiled()
     rng = random.Random(11)

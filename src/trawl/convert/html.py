@@ -45,6 +45,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trawl.config import Config
 from trawl.convert.meta import check_metadata
+from trawl.convert.nesting import flatten_utf8
 from trawl.convert.registry import FormatConverter
 from trawl.convert.sniff import TypeSniffer, effective_type, is_html
 from trawl.convert.text import TextConverter
@@ -137,6 +138,7 @@ class HtmlPage:
     links: list[Link] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+    flattened: str | None = None  # "depth" / "attributes" when hostile nesting was flattened
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -407,7 +409,10 @@ def extract_html(
     ``url`` is the page's own URL, against which relative links are resolved.
     """
     page = HtmlPage()
-    tree = LexborHTMLParser(markup.encode("utf-8", "replace"))
+    data, page.flattened = flatten_utf8(markup.encode("utf-8", "replace"))
+    if page.flattened:
+        page.count(f"html/flattened/{page.flattened}")
+    tree = LexborHTMLParser(data)
     body = tree.body
     elements = _scan(body) if body is not None else _Elements()
     for node in elements.invisible:
@@ -453,6 +458,8 @@ class HtmlConverter(Step):
             self.count("html/capped")
             markup = markup[: self.max_chars]
         page = extract_html(markup, doc.url, max_links=self.max_links)
+        if page.flattened:
+            doc.error(self.name, f"markup flattened before parsing ({page.flattened}; see convert.nesting)")
         doc.title = page.title
         doc.text = page.text
         doc.links = page.links

@@ -1137,9 +1137,10 @@ cdef inline bint is_tag_space(unsigned char c) noexcept nogil:
 
 
 cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
-    """Void elements and those whose end tag is routinely omitted (by lower-cased name): area base
-    br col embed hr img input link meta param source track wbr keygen, p li dt dd tr td th tbody
-    thead tfoot option optgroup rb rt rtc rp colgroup caption html head body."""
+    """Void elements, those whose end tag is routinely omitted and those a parser never nests in
+    themselves (by lower-cased name): area base br col embed hr img input link meta param source
+    track wbr keygen, p li dt dd tr td th tbody thead tfoot option optgroup rb rt rtc rp colgroup
+    caption html head body, a button form nobr h1-h6."""
     cdef unsigned char b[8]
     cdef size_t k
     if n == 0 or n > 8:
@@ -1147,10 +1148,11 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     for k in range(n):
         b[k] = lower(p[k])
     if n == 1:
-        return b[0] == b'p'
+        return b[0] == b'p' or b[0] == b'a'
     if n == 2:
         return (
-            (b[1] == b'r' and (b[0] == b'b' or b[0] == b'h' or b[0] == b't'))
+            (b[0] == b'h' and b'1' <= b[1] <= b'6')
+            or (b[1] == b'r' and (b[0] == b'b' or b[0] == b'h' or b[0] == b't'))
             or (b[0] == b'l' and b[1] == b'i')
             or (b[0] == b'd' and (b[1] == b't' or b[1] == b'd'))
             or (b[0] == b't' and (b[1] == b'd' or b[1] == b'h'))
@@ -1162,13 +1164,14 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     if n == 4:
         return memcmp(b, b"area", 4) == 0 or memcmp(b, b"base", 4) == 0 or memcmp(b, b"link", 4) == 0 \
             or memcmp(b, b"meta", 4) == 0 or memcmp(b, b"html", 4) == 0 or memcmp(b, b"head", 4) == 0 \
-            or memcmp(b, b"body", 4) == 0
+            or memcmp(b, b"body", 4) == 0 or memcmp(b, b"form", 4) == 0 or memcmp(b, b"nobr", 4) == 0
     if n == 5:
         return memcmp(b, b"embed", 5) == 0 or memcmp(b, b"input", 5) == 0 or memcmp(b, b"param", 5) == 0 \
             or memcmp(b, b"track", 5) == 0 or memcmp(b, b"tbody", 5) == 0 or memcmp(b, b"thead", 5) == 0 \
             or memcmp(b, b"tfoot", 5) == 0
     if n == 6:
-        return memcmp(b, b"source", 6) == 0 or memcmp(b, b"keygen", 6) == 0 or memcmp(b, b"option", 6) == 0
+        return memcmp(b, b"source", 6) == 0 or memcmp(b, b"keygen", 6) == 0 or memcmp(b, b"option", 6) == 0 \
+            or memcmp(b, b"button", 6) == 0
     if n == 7:
         return memcmp(b, b"caption", 7) == 0
     return memcmp(b, b"optgroup", 8) == 0 or memcmp(b, b"colgroup", 8) == 0
@@ -1179,6 +1182,7 @@ cdef size_t tag_end(const unsigned char *p, size_t i, size_t n, size_t max_attrs
     """From just after a start tag's name: one past its ``>`` (or ``n``); ``attrs`` its attribute
     count, ``cut`` where its ``max_attrs``-th attribute ends (``n`` when it has no more)."""
     cdef unsigned char q
+    cdef const unsigned char *found
     attrs[0] = 0
     cut[0] = n
     while i < n:
@@ -1200,10 +1204,8 @@ cdef size_t tag_end(const unsigned char *p, size_t i, size_t n, size_t max_attrs
                 i += 1
             if i < n and (p[i] == b'"' or p[i] == b"'"):
                 q = p[i]
-                i += 1
-                while i < n and p[i] != q:
-                    i += 1
-                i += 1
+                found = <const unsigned char *> memchr(p + i + 1, q, n - i - 1) if i + 1 < n else NULL
+                i = (found - p) + 1 if found != NULL else n + 1
             else:
                 while i < n and not is_tag_space(p[i]) and p[i] != b'>':
                     i += 1
@@ -1277,9 +1279,11 @@ def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
                     j += 1
                 name_len = j - name_start
                 # Each attribute takes two bytes at least, so a tag that closes within 2 x max_attrs
-                # bytes needs no attribute count (the fast path for every ordinary tag).
+                # bytes, with no quote before that ">", needs no attribute count (the fast path).
                 found = <const unsigned char *> memchr(p + j, b'>', n - j) if j < n else NULL
-                if found != NULL and <size_t> (found - p) - j < 2 * max_attrs:
+                if found != NULL and <size_t> (found - p) - j < 2 * max_attrs \
+                        and memchr(p + j, b'"', (found - p) - j) == NULL \
+                        and memchr(p + j, b"'", (found - p) - j) == NULL:
                     end = (found - p) + 1
                     attrs = 0
                 else:

@@ -22,10 +22,9 @@ A guard bounds each page: markup longer than ``max_chars`` is cut before parsing
 "size"``); pages with more than ``max_blocks`` text blocks are classified on their first
 ``max_blocks`` (``"blocks"``); when a page has used up ``time_limit`` seconds at a checkpoint, the
 remaining, costlier stages are skipped and the best answer so far is returned (``"time"``).
-Elements nested deeper than :data:`MAX_DEPTH` and attributes past :data:`MAX_ATTRIBUTES` in one
-tag are dropped before parsing (``"depth"``, ``"attributes"``): lexbor's tree building is
-quadratic in both, so such a page could otherwise hold a worker for minutes, beyond the reach of
-the time checkpoints.
+Elements nested deeper than ``nesting.MAX_DEPTH`` and attributes past ``nesting.MAX_ATTRIBUTES``
+in one tag are dropped before parsing (``"depth"``, ``"attributes"``; see
+:mod:`trawl.convert.nesting`).
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from typing import Any, ClassVar, Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
+from trawl.convert.nesting import MAX_ATTRIBUTES, MAX_DEPTH, flatten_utf8, guard_markup
 from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
 from trawl.document import Document
@@ -52,13 +52,10 @@ __all__ = [
     "DEFAULT_MAX_BLOCKS",
     "DEFAULT_MAX_CHARS",
     "DEFAULT_TIME_LIMIT",
-    "MAX_ATTRIBUTES",
-    "MAX_DEPTH",
     "METHODS",
     "ContentExtractor",
     "Extraction",
     "extract",
-    "guard_markup",
 ]
 
 #: Markup longer than this many characters is cut before parsing.
@@ -67,11 +64,6 @@ DEFAULT_MAX_CHARS = 3_000_000
 DEFAULT_MAX_BLOCKS = 20_000
 #: Seconds a page may take before costlier stages are skipped.
 DEFAULT_TIME_LIMIT = 2.0
-#: Elements nested deeper than this are flattened before parsing (lexbor's tree building is
-#: quadratic in depth: 100,000 nested elements take minutes); real pages stay under ~200.
-MAX_DEPTH = 1_000
-#: Attributes of one tag past this many are dropped before parsing (quadratic too).
-MAX_ATTRIBUTES = 1_000
 METHODS = ("auto", "dom", "bte", "slope")
 _NO_TEXT_OPEN = re.compile(r"<(script|style|svg)\b([^>]{0,4000})>", re.IGNORECASE)
 _NO_TEXT_CLOSE = {t: re.compile(rf"</{t}\s*>", re.IGNORECASE) for t in ("script", "style", "svg")}
@@ -114,131 +106,10 @@ def _parse_tree(markup: str) -> tuple[LexborHTMLParser, str | None]:
     """
     walk = compiled_walk()
     if walk is not None:
-        data = walk.cut_no_text(markup.encode("utf-8", "replace"))
-        data, reason = walk.guard_markup(data, MAX_DEPTH, MAX_ATTRIBUTES)
+        data, reason = flatten_utf8(walk.cut_no_text(markup.encode("utf-8", "replace")))
         return LexborHTMLParser(data), reason
     cut, reason = guard_markup(_cut_no_text(markup), MAX_DEPTH, MAX_ATTRIBUTES)
     return LexborHTMLParser(cut), reason
-
-
-_NO_NESTING = frozenset((
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
-    "wbr", "keygen", "p", "li", "dt", "dd", "tr", "td", "th", "tbody", "thead", "tfoot", "option",
-    "optgroup", "rb", "rt", "rtc", "rp", "colgroup", "caption", "html", "head", "body",
-))  # fmt: skip
-_TAG_OR_COMMENT = re.compile(r"<(?:!--|!|/?)")
-_NAME = re.compile(r"[A-Za-z0-9_:\-\u0080-\U0010ffff]*")
-_WORD_START = re.compile(r"[A-Za-z0-9_]")
-_TAG_SPACE = " \t\n\f\r"
-
-
-def _ascii_lower(name: str) -> str:
-    return name.lower() if name.isascii() else name
-
-
-def _tag_end(markup: str, i: int, max_attrs: int) -> tuple[int, int, int]:
-    """From just after a start tag's name: one past its ``>``, its attribute count and where its
-    ``max_attrs``-th attribute ends (``len(markup)`` when it has no more)."""
-    n = len(markup)
-    attrs, cut = 0, n
-    while i < n:
-        while i < n and (markup[i] in _TAG_SPACE or markup[i] == "/"):
-            i += 1
-        if i >= n:
-            return n, attrs, cut
-        if markup[i] == ">":
-            return i + 1, attrs, cut
-        i += 1
-        while i < n and markup[i] not in _TAG_SPACE and markup[i] not in "/>=":
-            i += 1
-        while i < n and markup[i] in _TAG_SPACE:
-            i += 1
-        if i < n and markup[i] == "=":
-            i += 1
-            while i < n and markup[i] in _TAG_SPACE:
-                i += 1
-            if i < n and markup[i] in "\"'":
-                close = markup.find(markup[i], i + 1)
-                i = n + 1 if close < 0 else close + 1
-            else:
-                while i < n and markup[i] not in _TAG_SPACE and markup[i] != ">":
-                    i += 1
-        attrs += 1
-        if attrs == max_attrs:
-            cut = min(i, n)
-    return n, attrs, cut
-
-
-def guard_markup(markup: str, max_depth: int, max_attrs: int) -> tuple[str, str | None]:
-    """``(markup, None)`` when no element nests deeper than ``max_depth`` and no tag has more
-    than ``max_attrs`` attributes, else the markup with the tags nested deeper dropped (their text
-    kept) and the attributes past the limit dropped, and why (``"depth"`` or ``"attributes"``).
-
-    Depth counts start and end tags of elements that nest (void elements and those whose end
-    tag is routinely omitted — ``p``, ``li``, ``td``… — do not); comments are skipped. lexbor's
-    tree building is quadratic in both, so a hostile page would otherwise hold a worker for
-    minutes. The reference for the compiled ``_walk.guard_markup`` (same scan, over UTF-8).
-    """
-    n = len(markup)
-    deep = many = False
-    for rewrite in (False, True):
-        if rewrite and not (deep or many):
-            break
-        out: list[str] = []
-        depth = emit_from = 0
-        i = 0
-        while True:
-            m = _TAG_OR_COMMENT.search(markup, i)
-            if m is None or m.start() + 1 >= n:
-                break
-            i = m.start()
-            if markup.startswith("<!--", i):
-                close = markup.find("-->", i + 4)
-                i = n if close < 0 else close + 3
-                continue
-            if markup[i + 1] == "!":
-                close = markup.find(">", i)
-                i = n if close < 0 else close + 1
-                continue
-            if markup[i + 1] == "/":
-                name_end = _NAME.match(markup, i + 2).end()  # type: ignore[union-attr]
-                name = _ascii_lower(markup[i + 2 : name_end])
-                close = markup.find(">", name_end)
-                end = n if close < 0 else close + 1
-                if name and name not in _NO_NESTING and depth > 0:
-                    if rewrite and depth > max_depth:
-                        out.append(markup[emit_from:i])
-                        emit_from = end
-                    depth -= 1
-                i = end
-                continue
-            if not _WORD_START.match(markup, i + 1):
-                i += 1
-                continue
-            name_end = _NAME.match(markup, i + 1).end()  # type: ignore[union-attr]
-            name = _ascii_lower(markup[i + 1 : name_end])
-            close = markup.find(">", name_end)
-            if close >= 0 and close - name_end < 2 * max_attrs:
-                end, attrs, cut = close + 1, 0, n
-            else:
-                end, attrs, cut = _tag_end(markup, name_end, max_attrs)
-            if attrs > max_attrs:
-                many = True
-                if rewrite:
-                    out.append(markup[emit_from:cut] + ">")
-                    emit_from = end
-            if name not in _NO_NESTING:
-                depth += 1
-                if depth > max_depth:
-                    deep = True
-                    if rewrite and emit_from <= i:
-                        out.append(markup[emit_from:i])
-                        emit_from = end
-            i = end
-        if rewrite:
-            out.append(markup[emit_from:])
-            return "".join(out), "depth" if deep else "attributes"
-    return markup, None
 
 
 Method = Literal["auto", "dom", "bte", "slope"]

@@ -18,6 +18,8 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from trawl.convert.nesting import flatten_utf8
+
 __all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
 
@@ -252,4 +254,5 @@ def date_in_text(text: str) -> str:
 
 def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
     """Parse a page and read its title, author and date (see the module docstring)."""
-    return read_metadata(LexborHTMLParser(markup), url)
+    data = markup if isinstance(markup, bytes) else markup.encode("utf-8", "replace")
+    return read_metadata(LexborHTMLParser(flatten_utf8(data)[0]), url)
