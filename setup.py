@@ -32,7 +32,7 @@ def extensions() -> list[Extension]:
     except ImportError:
         print("warning: Cython is not installed; trawl.extract._walk not built")
         return []
-    ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O2"])
+    ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O2", "-g0"])
     return list(cythonize([ext], language_level=3, quiet=True))
 
 
