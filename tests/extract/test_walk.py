@@ -14,6 +14,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selectolax.lexbor import LexborHTMLParser
@@ -210,18 +211,28 @@ def test_threads_share_the_compiled_walk_safely() -> None:
 
 
 @needs_compiled
-def test_compiled_stage1_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same stage-1 matrix, bit for bit, from the compiled fill and from numpy."""
+def test_compiled_feature_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same stage-1 and stage-2 matrices from the compiled fills and from numpy."""
     import numpy as np
 
     from trawl.extract import features
 
     pages = _EDGE_PAGES + (_wcxb(40) if DATA.is_dir() else [])
-    compiled = [features.stage1_matrix(parse_blocks(p)) for p in pages]
+
+    def both_stages(markup: str) -> tuple[Any, Any]:
+        page = parse_blocks(markup)
+        x1 = features.stage1_matrix(page)
+        p1 = 1.0 / (1.0 + np.exp(-(x1 @ np.linspace(-1.0, 1.0, x1.shape[1]))))
+        return x1, features.stage2_matrix(page, p1)
+
+    compiled = [both_stages(p) for p in pages]
     monkeypatch.setattr(features._CompiledBoiler, "module", None)
-    for markup, got in zip(pages, compiled, strict=True):
-        assert np.array_equal(got, features.stage1_matrix(parse_blocks(markup)))
-    assert sum(len(m) for m in compiled) > 1000
+    for markup, (x1, (x2, best)) in zip(pages, compiled, strict=True):
+        y1, (y2, best_numpy) = both_stages(markup)
+        # The same operations in the same order; libm and numpy's log may differ in the last bit.
+        assert np.allclose(x1, y1, rtol=1e-13, atol=0) and np.allclose(x2, y2, rtol=1e-13, atol=0)
+        assert best == best_numpy
+    assert sum(len(x1) for x1, _ in compiled) > 1000
 
 
 def _random_page(rng: random.Random) -> str:

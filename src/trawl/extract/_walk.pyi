@@ -13,6 +13,7 @@ __all__ = [
     "init_boiler",
     "init_hints",
     "stage1_fill",
+    "stage2_fill",
     "walk",
 ]
 
@@ -63,3 +64,20 @@ def stage1_fill(
     n_anc: int,
 ) -> None: ...
 def guard_markup(markup: bytes, max_depth: int, max_attrs: int) -> tuple[bytes, str | None]: ...
+def stage2_fill(
+    p1: Any,
+    words: Any,
+    links: Any,
+    element: Any,
+    inside_el: Any,
+    parent: Any,
+    ahints: Any,
+    in_unit: Any,
+    best: int,
+    share: float,
+    total_pw: float,
+    x: Any,
+    nav_bit: int,
+    side_bit: int,
+    comment_bit: int,
+) -> None: ...

@@ -15,7 +15,7 @@ checks the layout on a probe document before it uses this module.
 
 __all__ = [
     "boiler_hits", "cut_no_text", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
-    "stage1_fill", "walk",
+    "stage1_fill", "stage2_fill", "walk",
 ]
 
 from libc.stdint cimport int64_t, uintptr_t
@@ -1313,3 +1313,113 @@ def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
         return markup, None
     finally:
         free(out.data)
+
+
+# --------------------------------------------------------------------------- stage-2 features
+
+
+def stage2_fill(
+    const double[::1] p1, const int64_t[::1] words, const int64_t[::1] links,
+    const int64_t[::1] element, const unsigned char[::1] inside_el, const int64_t[::1] parent,
+    const int64_t[::1] ahints, const double[::1] in_unit, long best, double share, double total_pw,
+    double[:, ::1] x, long nav_bit, long side_bit, long comment_bit,
+):
+    """The rows of features.stage2_matrix into ``x``, in the numpy code's floating-point
+    operations (sequential sums as ``cumsum`` and ``bincount`` do them; ``total_pw`` is numpy's
+    ``(p1 * w).sum()``). ``parent`` has the body as its own parent; ``in_unit`` may be empty."""
+    cdef Py_ssize_t n = p1.shape[0], n_el = parent.shape[0], i, k, lo, hi, e
+    cdef double *acc_p
+    cdef double *acc_w
+    cdef double *cum
+    cdef double *mass
+    cdef double p, w, cm, tot, solo, run, denom, inside
+    cdef bint any_inside = False, has_unit = in_unit.shape[0] == n
+    cdef Py_ssize_t first_sure = -1, last_sure = -1, prev_sure, next_sure
+    cdef int64_t key
+    if n == 0:
+        return
+    acc_p = <double *> calloc(n_el + 1, sizeof(double))
+    acc_w = <double *> calloc(n_el + 1, sizeof(double))
+    cum = <double *> calloc(n + 1, sizeof(double))
+    mass = <double *> calloc(n, sizeof(double))
+    if acc_p == NULL or acc_w == NULL or cum == NULL or mass == NULL:
+        free(acc_p)
+        free(acc_w)
+        free(cum)
+        free(mass)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            e = element[i]
+            w = <double> words[i]
+            key = parent[e] + 1 if e != 0 else 0
+            acc_p[key] += p1[i] * w
+            acc_w[key] += w
+            cum[i + 1] = cum[i] + p1[i]
+            if inside_el[e]:
+                any_inside = True
+            if p1[i] >= 0.7 and words[i] >= 10:
+                if first_sure < 0:
+                    first_sure = i
+                last_sure = i
+        cm = 0.0
+        for i in range(n):
+            w = <double> words[i]
+            mass[i] = p1[i] * w * (1.0 if inside_el[element[i]] else 0.0) if any_inside else p1[i] * w
+            cm += mass[i]
+        tot = cm if cm > 0 else 1.0
+        denom = total_pw if total_pw > 1.0 else 1.0
+        cm = 0.0
+        run = 0.0
+        prev_sure = -1
+        next_sure = 0
+        for i in range(n):
+            e = element[i]
+            w = <double> words[i]
+            p = p1[i]
+            if p < 1e-6:
+                p = 1e-6
+            elif p > 1 - 1e-6:
+                p = 1 - 1e-6
+            lo = i - 2 if i >= 2 else 0
+            hi = i + 3 if i + 3 <= n else n
+            key = parent[e] + 1 if e != 0 else 0
+            inside = 1.0 if inside_el[e] else 0.0
+            x[i, 0] = p
+            x[i, 1] = log(p / (1 - p))
+            x[i, 2] = (cum[hi] - cum[lo]) / <double> (hi - lo)
+            x[i, 3] = acc_p[key] / acc_w[key]
+            x[i, 4] = inside
+            x[i, 5] = share
+            x[i, 6] = 1.0 if best == 0 else 0.0
+            x[i, 7] = log1p(w) * inside
+            x[i, 8] = (<double> links[i]) / w * inside
+            x[i, 9] = inside * (1.0 if ahints[e] & comment_bit else 0.0)
+            x[i, 10] = inside * (1.0 if ahints[e] & side_bit else 0.0)
+            x[i, 11] = inside * (1.0 if ahints[e] & nav_bit else 0.0)
+            cm += mass[i]
+            x[i, 12] = (cm - mass[i]) / tot
+            x[i, 13] = (tot - cm) / tot
+            if first_sure >= 0:
+                if p1[i] >= 0.7 and words[i] >= 10:
+                    prev_sure = i
+                while next_sure < n and not (next_sure >= i and p1[next_sure] >= 0.7 and words[next_sure] >= 10):
+                    next_sure += 1
+                x[i, 14] = log1p(<double> (i - prev_sure if prev_sure >= 0 and i - prev_sure < 50 else 50))
+                x[i, 15] = log1p(<double> (next_sure - i if next_sure < n and next_sure - i < 50 else 50))
+                x[i, 16] = 1.0 if first_sure <= i <= last_sure else 0.0
+            else:
+                x[i, 14] = log1p(50.0)
+                x[i, 15] = log1p(50.0)
+                x[i, 16] = 0.0
+            if has_unit:
+                solo = p1[i] * w * (1.0 - in_unit[i])
+                run += solo
+                x[i, 17] = in_unit[i] * ((run - solo) / denom)
+            else:
+                x[i, 17] = 0.0
+    finally:
+        free(acc_p)
+        free(acc_w)
+        free(cum)
+        free(mass)

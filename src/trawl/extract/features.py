@@ -425,15 +425,25 @@ def container_of(page: PageBlocks, p1: Any) -> tuple[int, Any]:
 
 def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
     """Stage-2 features (:data:`STAGE2_NAMES`) from the stage-1 probabilities ``p1``, and the
-    content container (see :func:`container_of`).
+    content container (see :func:`container_of`). The rows are filled by the compiled module when
+    it is built (``_walk.stage2_fill``, the same operations), else by the numpy code below.
     """
     n = len(page.texts)
     cols = _columns(page)
     el, w, lw = cols.el, cols.w, cols.lw
     best, inside_el = container_of(page, p1)
-    inside = inside_el[el].astype(np.float64)
     total = max(page.total_words, 1)
     share = float(page.el_words[best]) / total
+    walk = _compiled_boiler()
+    if walk is not None and n:
+        x = np.empty((n, len(STAGE2_NAMES)))
+        walk.stage2_fill(
+            np.ascontiguousarray(p1, dtype=np.float64), page.words, page.link_words, page.element,
+            inside_el.view(np.uint8), cols.parent, page.ancestor_hints, cols.in_unit, best, share,
+            float((p1 * w).sum()), x, _NAV, _SIDE, _COMMENT,
+        )  # fmt: skip
+        return x, best
+    inside = inside_el[el].astype(np.float64)
     key = cols.parent[el] + 1
     key[el == 0] = 0
     acc_p = np.bincount(key, weights=p1 * w)
