@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import math
 import re
 import sys
 import time
@@ -118,7 +117,10 @@ def train(args: argparse.Namespace) -> int:
         if not page.blocks:
             continue
         blocks1.append(stage1_matrix(page))
-        norm = 1.0 / math.sqrt(max(page.total_words, 1))
+        # Each page weighs about the same in the fit, as it does in the per-page mean F1 the
+        # benchmark reports (1/sqrt(words) let long pages dominate; cross-validated on the train
+        # split, grouped by site: +0.008-0.010 mean F1).
+        norm = 1.0 / max(page.total_words, 1)
         y.extend(labels)
         w.extend(min(b.words, 100) * norm for b in page.blocks)
     X1, Y, W = np.vstack(blocks1), np.array(y), np.array(w)
@@ -396,7 +398,7 @@ def main() -> int:
         "boilerpy3",
     )
     parser.add_argument("--no-meta", action="store_true", help="skip the metadata comparison")
-    parser.add_argument("--l2", type=float, default=1.0, help="(train) L2 penalty")
+    parser.add_argument("--l2", type=float, default=0.66, help="(train) L2 penalty")
     args = parser.parse_args()
     return train(args) if args.command == "train" else evaluate(args)
 

@@ -6,7 +6,7 @@ import re
 import time
 
 from trawl.extract import extract
-from trawl.extract.blocks import HINT_NAMES, hint_bits, parse_blocks, trie_pattern
+from trawl.extract.blocks import HIDDEN_BIT, HINT_NAMES, hint_bits, parse_blocks, trie_pattern
 
 
 def _bit(name: str) -> int:
@@ -36,15 +36,18 @@ def test_hint_bits_families_and_word_rules() -> None:
     assert hint_bits("SideBar Widget") == _bit("side")
 
 
-def test_hidden_and_invisible_elements_are_dropped() -> None:
+def test_invisible_and_hidden_inline_elements_are_dropped_hidden_blocks_marked() -> None:
     page = parse_blocks(
         "<html><body><p>Visible paragraph text here.</p>"
         '<div hidden><p>hidden attribute</p></div><div style="display: none">inline none</div>'
         '<span aria-hidden="true">aria hidden</span><script>var x = "script text";</script>'
         "<noscript>noscript text</noscript><p>Last words.</p></body></html>"
     )
-    text = " ".join(b.text for b in page.blocks)
-    assert text == "Visible paragraph text here. Last words."
+    # Scripts, <noscript> and the hidden <span> go; the hidden <div>s (tab panels, accordions —
+    # or modals) stay, marked with the "hidden" hint for the classifier.
+    assert page.texts == ["Visible paragraph text here.", "hidden attribute", "inline none", "Last words."]
+    hidden = [bool(page.ancestor_hints[e] & HIDDEN_BIT) for e in page.element.tolist()]
+    assert hidden == [False, True, True, False]
 
 
 def test_noscript_holding_most_of_the_page_is_kept() -> None:

@@ -71,10 +71,16 @@ def test_compiled_walk_matches_python_walk_on_edge_pages(markup: str) -> None:
 
 
 @needs_compiled
-def test_hidden_inside_dropped_hidden_is_not_touched() -> None:
+def test_hidden_inside_hidden() -> None:
+    # A hidden block is kept and marked; a hidden inline element inside it is dropped.
     fast, slow = _both(_EDGE_PAGES[6])
-    assert [b.text for b in fast.blocks] == ["visible words " * 19 + "visible words"]
+    assert fast.texts == ["hidden words", "visible words " * 19 + "visible words"]
+    assert fast.ancestor_hints[fast.element[0]] & blocks.HIDDEN_BIT
     assert fast == slow
+    # A hidden inline element inside a dropped one is never touched again (it was freed with it).
+    nested = "<body><p>a <span hidden>outer <b hidden>inner</b> tail</span> b</p>" + "<p>x y z</p>" * 20
+    fast, slow = _both(nested + "</body>")
+    assert fast.texts[0] == "a b" and fast == slow
 
 
 @needs_compiled

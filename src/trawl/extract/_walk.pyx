@@ -691,10 +691,12 @@ cdef class _Elements:
         return 0
 
 
-def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
+def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hidden_bit=0):
     """Pass 2: the text blocks and block elements of the subtree under ``root_id``.
 
-    ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped. Returns
+    ``drop`` is a set of node ids (hidden elements) whose subtrees are skipped; with a
+    ``hidden_bit``, block elements among them are walked instead, that bit set in their hints
+    (an inline hidden element is skipped either way). Returns
     ``(texts, words, link_words, block_element, tag_index, parent, depth, hints, ancestor_hints,
     inside, end)``, the numeric columns as native int64 bytes (for ``numpy.frombuffer``): per
     block, its collapsed text, word and link-word counts and its element; per element (0 is the
@@ -710,7 +712,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
     cdef int ev, kind
     cdef long top = 0, at, bits, inside, pg
     cdef unsigned char space = 32, newline = 10
-    cdef bint has_drop = bool(drop)
+    cdef bint has_drop = bool(drop), dropped
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
     st.texts = []
@@ -731,12 +733,13 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits):
             continue
         kind = kind_of(node)
         if ev == EV_ENTER:
-            if kind == K_INVISIBLE or (has_drop and (<size_t> node) in drop):
+            dropped = has_drop and (<size_t> node) in drop
+            if kind == K_INVISIBLE or (dropped and (kind != K_BLOCK or not hidden_bit)):
                 cursor_skip(&cur)  # skipped with its subtree
             elif kind == K_BLOCK:
                 st.flush(top)
                 at = els.tag.length
-                bits = _semantic[node.local_name]
+                bits = _semantic[node.local_name] | (hidden_bit if dropped else 0)
                 if _first_attr(<void *> node) != NULL:
                     bits |= st.element_hints(node, hint_cache, hint_bits)
                 pg = els.group.data[top]

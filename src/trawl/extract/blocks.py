@@ -19,9 +19,13 @@ Speed: two walks give the same pages (tested on real documents).
   hints are matched by one prefix-factored regex cached per class name (:func:`hint_bits`): with
   a flat alternation of the ~120 keywords, hint matching alone cost more than the rest of the walk.
 
-Hidden elements (``hidden``, ``aria-hidden="true"``, an inline ``display: none``, ``<noscript>``)
-are dropped unless one holds most of the page's characters; invisible ones (scripts, media
-fallbacks, form controls) never count.
+Hidden elements (``hidden``, ``aria-hidden="true"``, an inline ``display: none`` or
+``visibility: hidden``, ``<noscript>``) that hold less than half the page's characters are
+dropped when inline; hidden *block* elements — tab panels, accordions, but also modals and
+off-screen menus — are kept with the ``hidden`` hint bit (:data:`HIDDEN_BIT`), so the classifier
+judges them (cross-validated on the train split: +0.0035 mean F1, +0.02-0.06 on product pages,
+whose descriptions sit in hidden tabs). Invisible elements (scripts, media fallbacks, form
+controls) never count.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from selectolax.lexbor import LexborHTMLParser
 __all__ = [
     "ANCESTOR_GROUPS",
     "BLOCK_TAGS",
+    "HIDDEN_BIT",
     "HINT_NAMES",
     "Block",
     "Element",
@@ -98,6 +103,10 @@ _BREAK_IDS = frozenset((_BR_ID, _HR_ID))
 #: Class/id hint families; an element's hint bit ``k`` is set when its class, id or role contains one
 #: of the family's keywords.
 HINT_NAMES = ("nav", "footer", "side", "comment", "social", "meta", "ad", "content", "title", "hidden")
+#: The hint bit of hidden elements: a class/id keyword ("modal", "sr-only"…), and also set on a
+#: block element hidden by ``hidden``, ``aria-hidden="true"`` or an inline ``display: none``,
+#: which is kept for the classifier to judge (product descriptions live in hidden tab panels).
+HIDDEN_BIT = 1 << HINT_NAMES.index("hidden")
 _HINT_WORDS = (
     "nav menu breadcrumb crumb skip pagination pager toolbar masthead topbar header dropdown mega",
     "foot copyright legal bottom disclaimer colophon",
@@ -398,9 +407,11 @@ def _dropped(size: int, total: int) -> bool:
     return size > 0 and 2 * size < total
 
 
-def _remove_invisible_python(body: Any, remove_hidden: bool) -> None:
-    """Remove the invisible elements and drop the hidden ones (see :func:`_drop_hidden`), as the
-    compiled walk skips them: sizes are characters of text with the invisible elements gone."""
+def _remove_invisible_python(body: Any, remove_hidden: bool) -> set[int]:
+    """Remove the invisible elements and the hidden inline ones (see :func:`_dropped`), as the
+    compiled walk skips them, and return the node ids of the hidden *block* elements, which are
+    kept and marked instead (see :data:`HIDDEN_BIT`). Sizes are characters of text with the
+    invisible elements gone."""
     invisible = []
     hidden = []
     invisible_ids, noscript = _INVISIBLE_IDS, _NOSCRIPT_ID
@@ -423,9 +434,9 @@ def _remove_invisible_python(body: Any, remove_hidden: bool) -> None:
     for node in invisible:
         node.remove()  # unlinked, not freed: a node inside an already removed one stays valid
     if not hidden:
-        return
-    # A hidden element inside a dropped one is freed with it: find each one's hidden ancestors
-    # before anything is dropped, and skip it when one of them went.
+        return set()
+    # A hidden element inside a removed one is freed with it: find each one's hidden ancestors
+    # before anything is removed, and skip it when one of them went.
     ids = {node.mem_id for node in hidden}
     outer: list[list[int]] = []
     for node in hidden:
@@ -437,13 +448,18 @@ def _remove_invisible_python(body: Any, remove_hidden: bool) -> None:
             parent = parent.parent
         outer.append(up)
     total = len(body.text(deep=True))
-    dropped: set[int] = set()
+    removed: set[int] = set()
+    marked: set[int] = set()
     for node, up in zip(hidden, outer, strict=True):
-        if dropped.intersection(up):
+        if removed.intersection(up):
             continue
         if _dropped(len(node.text(deep=True)), total):
-            dropped.add(node.mem_id)
-            node.decompose()
+            if node.tag_id in _BLOCK_IDS:
+                marked.add(node.mem_id)
+            else:
+                removed.add(node.mem_id)
+                node.decompose()
+    return marked
 
 
 def parse_blocks(
@@ -473,7 +489,7 @@ def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
     root = body.mem_id
     total, found = walk.hidden_sizes(root, _hidden_style, remove_hidden)
     drop = {node for node, size in found if _dropped(size, total)}
-    texts, *columns = walk.walk(root, drop, _hint_cache, hint_bits)
+    texts, *columns = walk.walk(root, drop, _hint_cache, hint_bits, HIDDEN_BIT)
     return _page(texts, [np.frombuffer(raw, dtype=np.int64) for raw in columns])
 
 
@@ -508,7 +524,7 @@ def _page(texts: list[str], columns: list[Any]) -> PageBlocks:
 def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
     """The reference walk: numbered marker text nodes around block elements and links, the body's
     text read in one call and split on them."""
-    _remove_invisible_python(body, remove_hidden)
+    marked = _remove_invisible_python(body, remove_hidden)
     tags: list[str] = ["body"]
     hints: list[int] = [0]  # <body> classes name every kind of page: no hint
     n = 1
@@ -545,6 +561,8 @@ def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
                 if names:
                     cached = cache.get(names)
                     bits |= hint_bits(names) if cached is None else cached
+            if marked and node.mem_id in marked:
+                bits |= HIDDEN_BIT
             hints.append(bits)
             n += 1
         elif tag_id == anchor:

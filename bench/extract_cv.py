@@ -1,0 +1,277 @@
+"""Cross-validation of the DOM block classifier on the train split of WCXB dev.
+
+Usage::
+
+    python bench/extract_cv.py cache        # parse the 888 train pages once (bench/out/cv_cache.pkl)
+    python bench/extract_cv.py [--l2 0.66 --wpow 1.0 --seed S]   # 3 folds by site: fit on 2, score 1
+
+The fit, thresholds and selection are those of ``bench/extract.py train`` and ``dom.select``;
+scoring emulates ``extract(method="auto")`` (BTE fallback when the classifier keeps < 10 words,
+the whole page when nothing is kept). Features come from whatever ``trawl.extract.features`` is
+importable (PYTHONPATH), so a candidate feature is tested by editing features.py and rerunning.
+"""
+
+# ruff: noqa: PLC0415, N806, B023, PLR0917  (closures over the fold's weights are used within the fold)
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+import zlib
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import extract as bench
+
+CACHE = Path(__file__).resolve().parent / "out" / "cv_cache.pkl"
+
+
+def build_cache() -> None:
+    from trawl.extract.blocks import parse_blocks
+    from trawl.extract.bte import body_text_extraction
+    from trawl.extract.evaluate import words
+    from trawl.extract.extractor import _parse_tree
+
+    pages = bench.load(None, "train")
+    out = []
+    t0 = time.time()
+    for num, html, truth in pages:
+        page = parse_blocks(_parse_tree(html)[0])
+        page.cache.clear()
+        gold = truth.get("main_content") or ""
+        tw = words(gold)
+        text = f" {' '.join(tw)} "
+        grams = {tuple(tw[i : i + 3]) for i in range(len(tw) - 2)}
+        bw = [words(b.text) for b in page.blocks]
+        labels = [bench._label(x, text, grams) for x in bw]
+        bte = body_text_extraction(html).text
+        out.append(
+            {
+                "num": num,
+                "type": truth["page_type"],
+                "site": urlparse(truth.get("url") or "").netloc,
+                "page": page,
+                "labels": labels,
+                "block_words": bw,
+                "gold_words": tw,
+                "bte_words": words(bte),
+                "bte_n": len(bte.split()),
+            }
+        )
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    CACHE.write_bytes(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+    print(f"cached {len(out)} pages in {time.time() - t0:.0f}s")
+
+
+class Scorer:
+    """Word-bag F1 of a page's kept blocks against its truth, with word ids and bincounts."""
+
+    def __init__(self, rec: dict) -> None:
+        vocab: dict[str, int] = {}
+        self.gold = np.bincount(
+            np.array([vocab.setdefault(w, len(vocab)) for w in rec["gold_words"]], dtype=np.int64),
+            minlength=1,
+        )
+        self.ids = [
+            np.array([vocab.setdefault(w, len(vocab)) for w in ws], dtype=np.int64)
+            for ws in rec["block_words"]
+        ]
+        bte = np.array([vocab.setdefault(w, len(vocab)) for w in rec["bte_words"]], dtype=np.int64)
+        self.v = len(vocab)
+        self.gold = np.concatenate([self.gold, np.zeros(self.v - len(self.gold), dtype=np.int64)])
+        self.ngold = int(self.gold.sum())
+        self.bte = bte
+        self.bte_n = rec["bte_n"]
+
+    def f1_ids(self, ids: np.ndarray) -> tuple[float, float, float]:
+        npred = len(ids)
+        if not npred and not self.ngold:
+            return 1.0, 1.0, 1.0
+        if not npred or not self.ngold:
+            return (0.0 if npred else 1.0), (0.0 if self.ngold else 1.0), 0.0
+        pred = np.bincount(ids, minlength=self.v)
+        hit = int(np.minimum(pred, self.gold).sum())
+        if not hit:
+            return 0.0, 0.0, 0.0
+        p, r = hit / npred, hit / self.ngold
+        return p, r, 2 * p * r / (p + r)
+
+    def score(self, page, kept) -> tuple[float, float, float]:
+        kept_words = sum(b.words for b in kept)
+        if kept_words < 10 and page.total_words >= 20 and self.bte_n > kept_words:
+            return self.f1_ids(self.bte)
+        if not kept:
+            kept = page.blocks
+        ids = [self.ids[b.index] for b in kept]
+        return self.f1_ids(np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64))
+
+
+def sigmoid(z):
+    return 1 / (1 + np.exp(-np.clip(z, -30, 30)))
+
+
+def run(args: argparse.Namespace) -> None:
+    import trawl
+    from trawl.extract import dom
+    from trawl.extract.features import STAGE1_NAMES, stage1_matrix, stage2_matrix
+
+    recs = pickle.loads(CACHE.read_bytes())
+    recs = [r for r in recs if r["page"].blocks] + [r for r in recs if not r["page"].blocks]
+    t0 = time.time()
+    for r in recs:
+        r["page"].cache.clear()
+        r["scorer"] = Scorer(r)
+    X1s = [stage1_matrix(r["page"]) if r["page"].blocks else None for r in recs]
+    t_feat = time.time() - t0
+    folds = [zlib.crc32((r["site"] + args.seed).encode()) % args.folds for r in recs]
+    results: dict[str, tuple[float, float, float]] = {}
+    select = dom.select
+    diag = []
+
+    for f in range(args.folds):
+        tr = [i for i in range(len(recs)) if folds[i] != f and X1s[i] is not None]
+        te = [i for i in range(len(recs)) if folds[i] == f]
+        X1 = np.vstack([X1s[i] for i in tr])
+        Y = np.concatenate([np.array(recs[i]["labels"]) for i in tr])
+        W = np.concatenate(
+            [
+                np.minimum([b.words for b in recs[i]["page"].blocks], args.wcap)
+                / max(recs[i]["page"].total_words, 1) ** args.wpow
+                for i in tr
+            ]
+        )
+        b1 = bench._fit(X1, Y, W, l2=args.l2)
+
+        def stage2(i):
+            page = recs[i]["page"]
+            p1 = sigmoid(X1s[i] @ b1)
+            rows2, cont = stage2_matrix(page, p1)
+            return np.hstack([rows2, X1s[i]]), cont
+
+        s2 = {i: stage2(i) for i in tr}
+        X2 = np.vstack([s2[i][0] for i in tr])
+        b2 = bench._fit(X2, Y, W, l2=args.l2_2 if args.l2_2 is not None else args.l2)
+        if args.stage3:
+
+            def stage3(i, x2):
+                p2 = sigmoid(x2 @ b2)
+                rows3, cont = stage2_matrix(recs[i]["page"], p2)
+                return np.hstack([rows3, x2]), cont
+
+            s3 = {i: stage3(i, s2[i][0]) for i in tr}
+            b3 = bench._fit(np.vstack([s3[i][0] for i in tr]), Y, W, l2=args.l2)
+            s2 = s3
+            probs = {i: sigmoid(s3[i][0] @ b3).tolist() for i in tr}
+        else:
+            probs = {i: sigmoid(s2[i][0] @ b2).tolist() for i in tr}
+
+        def mean_f1(idx, pr, conts, thr, thr_main, thr_out=None):
+            tot = 0.0
+            for i in idx:
+                page = recs[i]["page"]
+                kept = select(page, pr[i], conts[i], thr, threshold_main=thr_main, threshold_outside=thr_out)
+                tot += recs[i]["scorer"].score(page, kept)[2]
+            return tot / len(idx)
+
+        conts = {i: s2[i][1] for i in tr}
+        best = (0.0, 0.5)
+        for thr in [0.25 + 0.025 * i for i in range(15)]:
+            v = mean_f1(tr, probs, conts, thr, None)
+            if v > best[0]:
+                best = (v, thr)
+        best_main = best
+        for tm in [best[1] + 0.025 * i for i in range(1, 17)]:
+            v = mean_f1(tr, probs, conts, best[1], tm)
+            if v > best_main[0]:
+                best_main = (v, tm)
+        best_out = (best_main[0], 2.0)
+        for to in (0.95, 0.9, 0.85, 0.8, 0.75, 0.7):
+            v = mean_f1(tr, probs, conts, best[1], best_main[1], to)
+            if v > best_out[0]:
+                best_out = (v, to)
+        if args.verbose:
+            print(f"fold {f}: thr {best[1]:.3f} main {best_main[1]:.3f} out {best_out[1]:.3f}", end=" ")
+            print(f"train {best_out[0]:.4f}")
+        for i in te:
+            page = recs[i]["page"]
+            if X1s[i] is None:
+                results[recs[i]["num"]] = recs[i]["scorer"].score(page, [])
+                continue
+            x2, cont = stage2(i)
+            pr = sigmoid(x2 @ b2).tolist()
+            if args.stage3:
+                x3, cont = stage3(i, x2)
+                pr = sigmoid(x3 @ b3).tolist()
+            kept = select(page, pr, cont, best[1], threshold_main=best_main[1], threshold_outside=best_out[1])
+            results[recs[i]["num"]] = recs[i]["scorer"].score(page, kept)
+            if args.diag:
+                keptset = {b.index for b in kept}
+                diag.append(
+                    (
+                        recs[i]["num"],
+                        recs[i]["type"],
+                        results[recs[i]["num"]],
+                        [
+                            (
+                                b.index,
+                                int(b.index in keptset),
+                                recs[i]["labels"][b.index],
+                                round(pr[b.index], 2),
+                                b.words,
+                                page.elements[b.element].tag,
+                                b.text[:150],
+                            )
+                            for b in page.blocks
+                        ],
+                    )
+                )
+    if args.diag:
+        Path(args.diag).write_bytes(pickle.dumps(diag))
+    by_type: dict[str, list] = defaultdict(list)
+    for r in recs:
+        by_type[r["type"]].append(results[r["num"]])
+    allv = list(results.values())
+    types = sorted(by_type)
+    head = "overall P/R/F1 | " + " | ".join(types)
+    p, r, f1 = (np.mean([s[k] for s in allv]) for k in range(3))
+    row = f"{p:.4f} {r:.4f} **{f1:.4f}** | " + " | ".join(
+        f"{np.mean([s[2] for s in by_type[t]]):.4f}" for t in types
+    )
+    print(f"[{args.tag}] features from {trawl.__file__}; n1={len(STAGE1_NAMES)}", end=" ")
+    print(f"feat {t_feat:.1f}s total {time.time() - t0:.0f}s")
+    print(head)
+    print(row)
+    if args.dump:
+        Path(args.dump).write_text(
+            "\n".join(f"{k} {v[0]:.4f} {v[1]:.4f} {v[2]:.4f}" for k, v in sorted(results.items()))
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("command", nargs="?", default="cv", choices=["cv", "cache"])
+    ap.add_argument("--l2", type=float, default=0.66)
+    ap.add_argument("--l2-2", dest="l2_2", type=float, default=None)
+    ap.add_argument("--folds", type=int, default=3)
+    ap.add_argument("--tag", default="")
+    ap.add_argument("--dump", default="")
+    ap.add_argument("--diag", default="")
+    ap.add_argument("--stage3", action="store_true")
+    ap.add_argument("--wpow", type=float, default=1.0)
+    ap.add_argument("--wcap", type=float, default=100)
+    ap.add_argument("--seed", default="")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.command == "cache":
+        build_cache()
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main()
