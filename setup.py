@@ -33,7 +33,8 @@ def extensions() -> list[Extension]:
         print("warning: Cython is not installed; trawl.extract._walk not built")
         return []
     ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O2", "-g0"])
-    return list(cythonize([ext], language_level=3, quiet=True))
+    # The generated C goes to build/, not beside the .pyx (it is an artefact, not a source).
+    return list(cythonize([ext], language_level=3, quiet=True, build_dir="build"))
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
