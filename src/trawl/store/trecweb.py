@@ -33,7 +33,7 @@ from typing import IO, Self
 
 from trawl.document import Document
 from trawl.errors import RecordNotFound, StoreError, TrecFormatError, quote_bytes
-from trawl.store.warcfile import http_reason
+from trawl.store.warcfile import http_reason, read_span
 
 __all__ = ["TrecWebIndex", "TrecWebWriter", "build_index", "read_trec_at"]
 
@@ -195,14 +195,7 @@ def read_trec_at(path: Path, offset: int, length: int) -> Document:
     where = f"{os.fspath(path)}@{offset}"
     if offset < 0 or length <= 0 or length > _MAX_DOC:
         raise RecordNotFound(f"{where}: invalid pointer (offset {offset}, length {length})")
-    try:
-        with Path(path).open("rb") as fh:
-            fh.seek(offset)
-            data = fh.read(length)
-    except OSError as exc:
-        raise RecordNotFound(f"{where}: cannot read TREC file: {exc.strerror or exc}") from exc
-    if len(data) < length:
-        raise RecordNotFound(f"{where}: pointer length {length} runs past the end of the file")
+    data = read_span(path, offset, length, "TREC")
     if data.startswith(_GZIP_MAGIC):
         inflater = zlib.decompressobj(31)
         try:

@@ -62,6 +62,7 @@ __all__ = [
     "raw_dictionary",
     "read_frame",
     "read_record_at",
+    "read_span",
     "record_document",
     "record_payload",
 ]
@@ -440,18 +441,25 @@ def _unzstd_frame(data: bytes, where: str, dictionary: bytes | None) -> tuple[by
     return out, len(data) - len(inflater.unused_data)
 
 
-def read_frame(path: Path, offset: int, length: int, *, dictionary: bytes | None = None) -> bytes:
-    """The uncompressed bytes of the one zstd frame at ``offset`` (``dictionary``: its reference)."""
+def read_span(path: Path, offset: int, length: int, kind: str) -> bytes:
+    """The ``length`` bytes at ``offset`` of a store file (``kind``: "WARC", "TREC"), or
+    :class:`RecordNotFound` naming ``file@offset`` when it cannot be read or is too short."""
     where = f"{os.fspath(path)}@{offset}"
     try:
         with Path(path).open("rb") as fh:
             fh.seek(offset)
             data = fh.read(length)
     except OSError as exc:
-        raise RecordNotFound(f"{where}: cannot read WARC file: {exc.strerror or exc}") from exc
+        raise RecordNotFound(f"{where}: cannot read {kind} file: {exc.strerror or exc}") from exc
     if len(data) < length:
         raise RecordNotFound(f"{where}: pointer length {length} runs past the end of the file")
-    return _unzstd_frame(data, where, dictionary)[0]
+    return data
+
+
+def read_frame(path: Path, offset: int, length: int, *, dictionary: bytes | None = None) -> bytes:
+    """The uncompressed bytes of the one zstd frame at ``offset`` (``dictionary``: its reference)."""
+    data = read_span(path, offset, length, "WARC")
+    return _unzstd_frame(data, f"{os.fspath(path)}@{offset}", dictionary)[0]
 
 
 def _parse_one(data: bytes, where: str, source: str) -> Document:
