@@ -323,11 +323,15 @@ class PageBlocks:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def tag_of(self, element: int) -> str:
+        """The tag name of element ``element``."""
+        t = int(self.tag_index[element])
+        return BLOCK_TAGS[t] if t >= 0 else "body"
+
     @property
     def tags(self) -> list[str]:
         """The tag name of each element."""
-        names = BLOCK_TAGS
-        return [names[t] if t >= 0 else "body" for t in self.tag_index.tolist()]
+        return [self.tag_of(e) for e in range(len(self.tag_index))]
 
     @property
     def blocks(self) -> list[Block]:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from trawl.extract import _weights
-from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks
+from trawl.extract.blocks import Block, PageBlocks
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -117,10 +117,8 @@ def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
     """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
     out: list[str] = []
     prev_tag = ""
-    tag_index = page.tag_index
     for b in blocks:
-        t = tag_index[b.element]
-        tag = BLOCK_TAGS[t] if t >= 0 else "body"
+        tag = page.tag_of(b.element)
         text = b.text
         if fmt == "markdown":
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():

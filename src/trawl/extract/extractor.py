@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
-from trawl.convert.nesting import MAX_ATTRIBUTES, MAX_DEPTH, flatten_utf8, guard_markup
+from trawl.convert.nesting import flatten_utf8
 from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
 from trawl.document import Document
@@ -99,17 +99,18 @@ def _cut_no_text(markup: str) -> str:
 
 def _parse_tree(markup: str) -> tuple[LexborHTMLParser, str | None]:
     """The page's tree without scripts, styles and SVG, and the guard's reason when the markup
-    had to be flattened first (``"depth"``, ``"attributes"``; see :func:`guard_markup`).
+    had to be flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
 
-    With the compiled walk, the cut and the guard are byte scanners over the UTF-8 that lexbor
-    reads anyway (same results as :func:`_cut_no_text` and :func:`guard_markup`, tested).
+    Both run over the UTF-8 that lexbor reads anyway; with the compiled walk the cut is its byte
+    scanner (same cuts as :func:`_cut_no_text`, tested).
     """
     walk = compiled_walk()
     if walk is not None:
-        data, reason = flatten_utf8(walk.cut_no_text(markup.encode("utf-8", "replace")))
-        return LexborHTMLParser(data), reason
-    cut, reason = guard_markup(_cut_no_text(markup), MAX_DEPTH, MAX_ATTRIBUTES)
-    return LexborHTMLParser(cut), reason
+        data = walk.cut_no_text(markup.encode("utf-8", "replace"))
+    else:
+        data = _cut_no_text(markup).encode("utf-8", "replace")
+    data, reason = flatten_utf8(data)
+    return LexborHTMLParser(data), reason
 
 
 Method = Literal["auto", "dom", "bte", "slope"]
