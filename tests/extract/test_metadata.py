@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trawl.extract.metadata import extract_metadata, normalize_date
+from trawl.extract.metadata import date_in_text, extract_metadata, normalize_date
 
 
 def test_json_ld_wins_and_h1_is_the_title() -> None:
@@ -56,3 +56,31 @@ def test_normalize_date() -> None:
 def test_broken_json_ld_is_ignored() -> None:
     page = '<head><script type="application/ld+json">{"headline": </script><title>Fine</title></head>'
     assert extract_metadata(page).title == "Fine"
+
+
+def test_date_in_text_finds_the_first_written_date() -> None:
+    assert date_in_text("Posted on March 5, 2024 by Ada. Updated May 1, 2025") == "2024-03-05"
+    assert date_in_text("on 5th May 2024.") == "2024-05-05"
+    assert date_in_text("Sept. 12, 2019 | MAY 7 1999") == "2019-09-12"
+    # Numbers that are not dates are passed over, not taken as the answer.
+    assert date_in_text("Chapter 5, 2024 then 12019 and Jan 3 2021") == "2021-01-03"
+    assert date_in_text("Marches 5, 2024; 31 February 2024; 30 April 1850") == ""
+    assert date_in_text("x" * 20_000 + " March 5, 2024") == ""  # only the opening is read
+    assert date_in_text("") == ""
+
+
+def test_one_traversal_keeps_the_order_of_trust() -> None:
+    # The author markup kinds are ranked (itemprop, then rel, then classes), not taken in page
+    # order; the first <time datetime> beats a bare <time> that comes first; rel is matched
+    # ignoring case, as lexbor's selector does.
+    page = """<html><head><title>T</title><script type="APPLICATION/LD+JSON">{"headline": "Hi"}</script>
+    </head><body><div class="author-box">Someone Long Named</div><time>yesterday</time>
+    <a rel="Author" href="/u">Rel Person</a><span itemprop="author">Item Prop</span>
+    <time datetime="2022-02-03">Feb 3</time></body></html>"""
+    meta = extract_metadata(page)
+    assert meta.author == "Item Prop"
+    assert meta.date == "2022-02-03"
+    assert meta.title == "Hi"
+    assert meta.sources == {"title": "json-ld", "author": "markup:itemprop", "date": "markup:time[datetime]"}
+    no_itemprop = page.replace('itemprop="author"', 'class="x"')
+    assert extract_metadata(no_itemprop).author == "Rel Person"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from calendar import monthrange
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,16 @@ _TEXT_DATE = re.compile(
     r"|([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4}))\b"
 )
 _TEXT_DATE_SPAN = 20_000
+# date_in_text looks for years first (a fast scan for "19", "20", "21") and then for a day and a
+# month name just before each: ~8x faster than searching the whole opening with _TEXT_DATE.
+_MONTH = (
+    r"(?i:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_YEAR = re.compile(r"(?:19|20|21)\d\d(?!\d)")
+_BEFORE_YEAR = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+)\Z"
+)
 _BY = re.compile(r"^\s*(?:by|written by|posted by|author:?)\s+([^|•·,\n]{3,60})", re.I)
 _SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014•·»:]|-|::)\s+")  # bars, dashes, bullets, colons
 _DATE_META = (
@@ -66,7 +77,7 @@ def _clean(text: str | None) -> str:
 
 
 def _valid(y: int, m: int, d: int) -> bool:
-    return 1990 <= y <= 2100 and 1 <= m <= 12 and 1 <= d <= 31
+    return 1990 <= y <= 2100 and 1 <= m <= 12 and 1 <= d <= monthrange(y, m)[1]
 
 
 def normalize_date(value: str | None) -> str:
@@ -91,11 +102,11 @@ def normalize_date(value: str | None) -> str:
     return ""
 
 
-def _ld_items(tree: LexborHTMLParser) -> list[dict[str, Any]]:
+def _ld_items(texts: list[str]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
-    for node in tree.css('script[type="application/ld+json"]'):
+    for text in texts:
         try:
-            data = json.loads(node.text(deep=True) or "null")
+            data = json.loads(text)
         except ValueError:
             continue
         stack = [data]
@@ -124,10 +135,13 @@ def _name(value: Any) -> str:
     return ""
 
 
-_AUTHOR_MARKUP = '[itemprop="author"], a[rel~="author"], [class*="byline"], [class*="author"]'
+_WANTED = (
+    'meta[content], script[type="application/ld+json"], h1, title, time, [itemprop="author"], '
+    '[itemprop="datePublished"], a[rel~="author"], [class*="byline"], [class*="author"]'
+)
 _AUTHOR_KINDS: tuple[tuple[str, Callable[[LexborNode], bool]], ...] = (
     ("itemprop", lambda x: x.attrs.get("itemprop") == "author"),
-    ("rel", lambda x: "author" in (x.attrs.get("rel") or "").split()),
+    ("rel", lambda x: "author" in (x.attrs.get("rel") or "").lower().split()),
     ("author-name", lambda x: "author-name" in (x.attrs.get("class") or "")),
     ("byline", lambda x: "byline" in (x.attrs.get("class") or "")),
     ("author", lambda x: "author" in (x.attrs.get("class") or "")),
@@ -144,22 +158,52 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
     extractor applies :func:`date_in_text` to the page text it has anyway (a page without a
     markup date then gets ``sources["date"]`` absent or ``"meta:modified"``).
     """
+    # One traversal for every element the rules below read (each ``css`` call walks the whole
+    # tree: eight of them cost more than the rest of the metadata), sorted out in document order.
     meta: dict[str, str] = {}
-    for node in tree.css("meta[content]"):
+    ld_texts: list[str] = []
+    h1_node = title_node = published = timed = any_time = None
+    author_nodes: list[LexborNode] = []
+    for node in tree.css(_WANTED):
+        tag = node.tag
         attrs = node.attrs
-        key = (attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or "").lower().strip()
-        if key and key not in meta:
-            meta[key] = _clean(attrs.get("content"))
+        if tag == "meta" and "content" in attrs:
+            name = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or ""
+            key = name.lower().strip()
+            if key and key not in meta:
+                meta[key] = attrs.get("content") or ""  # cleaned where read
+        elif tag == "script":
+            # lexbor, like the HTML standard, compares ``type`` and ``rel`` values ignoring case.
+            if (attrs.get("type") or "").lower() == "application/ld+json":
+                ld_texts.append(node.text(deep=True) or "null")
+        elif tag == "h1" and h1_node is None:
+            h1_node = node
+        elif tag == "title" and title_node is None:
+            title_node = node
+        elif tag == "time":
+            if any_time is None:
+                any_time = node
+            if timed is None and "datetime" in attrs:
+                timed = node
+        itemprop = attrs.get("itemprop")
+        if itemprop == "datePublished" and published is None:
+            published = node
+        classes = attrs.get("class") or ""
+        if (
+            itemprop == "author"
+            or (tag == "a" and "author" in (attrs.get("rel") or "").lower().split())
+            or "byline" in classes
+            or "author" in classes
+        ):
+            author_nodes.append(node)
     sources: dict[str, str] = {}
-    ld = _ld_items(tree)
+    ld = _ld_items(ld_texts)
     ld.sort(key=lambda x: 0 if _ARTICLE_TYPES.search(str(x.get("@type", ""))) else 1)
 
     # --- title
-    h1_node = tree.css_first("h1")
     h1 = _clean(h1_node.text(deep=True)) if h1_node is not None else ""
-    title_node = tree.css_first("title")
     page_title = _clean(title_node.text(deep=True)) if title_node is not None else ""
-    og = meta.get("og:title") or meta.get("twitter:title") or ""
+    og = _clean(meta.get("og:title")) or _clean(meta.get("twitter:title"))
     headline = next((_clean(str(x["headline"])) for x in ld if isinstance(x.get("headline"), str)), "")
     title = ""
     for candidate in (og, page_title, headline):
@@ -184,15 +228,14 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
                 break
     if not author:
         for key in _AUTHOR_META:
-            value = meta.get(key, "")
+            value = _clean(meta.get(key))
             if value and not value.startswith(("http", "@")):
                 author, sources["author"] = value, f"meta:{key}"
                 break
     if not author:
-        # One traversal for every kind of author markup, then the most deliberate kind first.
-        found = tree.css(_AUTHOR_MARKUP)
+        # The most deliberate kind of author markup first.
         for kind, test in _AUTHOR_KINDS:
-            hit = next((x for x in found if test(x)), None)
+            hit = next((x for x in author_nodes if test(x)), None)
             if hit is None:
                 continue
             text = _clean(hit.attrs.get("content") or hit.text(deep=True))
@@ -221,8 +264,8 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
                 sources["date"] = f"meta:{key}"
                 break
     if not date:
-        for sel in ('[itemprop="datePublished"]', "time[datetime]", "time"):
-            when = tree.css_first(sel)
+        marked = (('[itemprop="datePublished"]', published), ("time[datetime]", timed), ("time", any_time))
+        for sel, when in marked:
             if when is not None:
                 attrs = when.attrs
                 date = normalize_date(attrs.get("datetime") or attrs.get("content") or when.text(deep=True))
@@ -239,7 +282,7 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
         if date:
             sources["date"] = "text"
     if not date:
-        m_date = meta.get("article:modified_time") or meta.get("og:updated_time")
+        m_date = _clean(meta.get("article:modified_time")) or _clean(meta.get("og:updated_time"))
         date = normalize_date(m_date)
         if date:
             sources["date"] = "meta:modified"
@@ -247,9 +290,19 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
 
 
 def date_in_text(text: str) -> str:
-    """The first date written out in the opening of a page's text ("March 5, 2024"), or ``""``."""
-    m = _TEXT_DATE.search(text[:_TEXT_DATE_SPAN])
-    return normalize_date(m.group(0)) if m else ""
+    """The first date written out in the opening of a page's text ("March 5, 2024", "5th May
+    2024"), or ``""``."""
+    text = text[:_TEXT_DATE_SPAN]
+    for year in _YEAR.finditer(text):
+        at = year.start()
+        if at and text[at - 1].isdigit():
+            continue
+        m = _BEFORE_YEAR.search(text, max(0, at - 40), at)
+        if m:
+            date = normalize_date(text[m.start() : year.end()])
+            if date:
+                return date
+    return ""
 
 
 def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
