@@ -5,7 +5,7 @@ Usage (from the project root)::
     python bench/extract.py                 # every page, every method and peer
     python bench/extract.py --quick 200     # the first 200 pages
     python bench/extract.py --split heldout # only the pages the classifier was not fitted on
-    python bench/extract.py train           # refit the block classifier (writes _weights.py)
+    python bench/extract.py train           # refit the block classifier (writes _forest.py, _weights.py)
 
 Quality is word-level precision / recall / F1 per page (bags of lower-cased words, see
 ``trawl.extract.evaluate``), averaged over pages, overall and per page type. Speed is pages per
@@ -28,10 +28,12 @@ import json
 import re
 import sys
 import time
+import zlib
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "extraction" / "wcxb-dev"
@@ -89,9 +91,105 @@ def _fit(x: Any, y: Any, w: Any, l2: float = 1.0, iters: int = 30) -> Any:
     return beta
 
 
+def _tuple(values: list[Any]) -> str:
+    """A tuple literal, wrapped at 100 characters."""
+    out, line = [], ""
+    for v in values:
+        item = json.dumps(v) if isinstance(v, str) else repr(v)
+        if len(line) + len(item) + 2 > 100:
+            out.append(line.rstrip())
+            line = ""
+        line += item + ", "
+    out.append(line.rstrip())
+    return "(\n    " + "\n    ".join(out) + "\n)"
+
+
 def _literal(weights: dict[str, float]) -> str:
     """A dict literal as ``ruff format`` writes it (one entry a line, trailing commas)."""
     return "{\n" + "".join(f"    {json.dumps(k)}: {v!r},\n" for k, v in weights.items()) + "}"
+
+
+#: Stage 1's tree ensemble (LightGBM): small and shallow, so that evaluating it costs little
+#: (100 trees of 7 leaves), chosen by bench/extract_cv.py on the train split (3 folds by site).
+FOREST_PARAMS: dict[str, Any] = {
+    "objective": "cross_entropy",  # labels in [0, 1], sigmoid output
+    "learning_rate": 0.15,
+    "num_leaves": 7,
+    "min_data_in_leaf": 50,
+    "min_sum_hessian_in_leaf": 1e-3,
+    "feature_fraction": 0.8,
+    "lambda_l2": 1.0,
+    "max_bin": 255,
+    "seed": 7,
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "verbose": -1,
+}
+FOREST_ROUNDS = 100
+
+
+def _fit_forest(x: Any, y: Any, w: Any) -> Any:
+    """Stage 1's tree ensemble (a LightGBM booster) on rows ``x``, labels ``y``, weights ``w``."""
+    try:
+        import lightgbm
+    except ImportError as exc:  # pragma: no cover - training needs the train extra
+        raise SystemExit("training stage 1 needs lightgbm: pip install -e '.[train]'") from exc
+    # The page-normalised weights sum to ~1 per page; scaled so that hessian-based limits and
+    # the L2 penalty mean what they say.
+    data = lightgbm.Dataset(x, label=y, weight=w * 100.0, free_raw_data=False)
+    return lightgbm.train(FOREST_PARAMS, data, num_boost_round=FOREST_ROUNDS)
+
+
+def _forest_tables(booster: Any) -> dict[str, list[Any]]:
+    """The booster's trees as trawl.extract.forest's node tables (children < 0 are leaves ~c)."""
+    tables: dict[str, list[Any]] = {k: [] for k in ("FEATURE", "THRESHOLD", "LEFT", "RIGHT", "LEAF", "ROOTS")}
+
+    def add(node: dict[str, Any]) -> int:
+        if "leaf_value" in node:
+            tables["LEAF"].append(float(node["leaf_value"]))
+            return ~(len(tables["LEAF"]) - 1)
+        if node.get("decision_type") != "<=" or node.get("missing_type", "None") not in ("None", None):
+            raise SystemExit(
+                f"unsupported split in the booster: {node.get('decision_type')} {node.get('missing_type')}"
+            )
+        k = len(tables["FEATURE"])
+        tables["FEATURE"].append(int(node["split_feature"]))
+        tables["THRESHOLD"].append(float(node["threshold"]))
+        tables["LEFT"].append(0)
+        tables["RIGHT"].append(0)
+        tables["LEFT"][k] = add(node["left_child"])
+        tables["RIGHT"][k] = add(node["right_child"])
+        return k
+
+    for tree in booster.dump_model()["tree_info"]:
+        tables["ROOTS"].append(add(tree["tree_structure"]))
+    return tables
+
+
+def _site_folds(sites: list[str], salt: str, folds: int = 3) -> list[int]:
+    return [zlib.crc32((site + salt).encode()) % folds for site in sites]
+
+
+def _out_of_fold(xs: list[Any], ys: list[Any], ws: list[Any], sites: list[str]) -> list[Any]:
+    """Stage-1 probabilities of every page from an ensemble fitted without its site's pages (3
+    folds by site), which stage 2 is then fitted on: in-sample tree scores are overconfident, and
+    stage 2 would learn to trust them more than unseen pages deserve."""
+    import numpy as np
+
+    fold = _site_folds(sites, "inner")
+    out: list[Any] = [None] * len(xs)
+    for f in range(3):
+        fit = [i for i in range(len(xs)) if fold[i] != f]
+        model = _fit_forest(
+            np.vstack([xs[i] for i in fit]),
+            np.concatenate([ys[i] for i in fit]),
+            np.concatenate([ws[i] for i in fit]),
+        )
+        for i in range(len(xs)):
+            if fold[i] == f:
+                out[i] = model.predict(xs[i])
+    return out
 
 
 def train(args: argparse.Namespace) -> int:
@@ -110,21 +208,20 @@ def train(args: argparse.Namespace) -> int:
         grams = {tuple(tw[i : i + 3]) for i in range(len(tw) - 2)}
         labels = [_label(words(b.text), text, grams) for b in page.blocks]
         parsed.append((num, page, labels, truth))
-    blocks1 = []
-    y: list[float] = []
-    w: list[float] = []
-    for _, page, labels, _ in parsed:
+    xs, ys, ws, sites = [], [], [], []
+    for _, page, labels, truth in parsed:
         if not page.blocks:
             continue
-        blocks1.append(stage1_matrix(page))
+        xs.append(stage1_matrix(page))
+        ys.append(np.array(labels))
         # Each page weighs about the same in the fit, as it does in the per-page mean F1 the
         # benchmark reports (1/sqrt(words) let long pages dominate; cross-validated on the train
         # split, grouped by site: +0.008-0.010 mean F1).
-        norm = 1.0 / max(page.total_words, 1)
-        y.extend(labels)
-        w.extend(min(b.words, 100) * norm for b in page.blocks)
-    X1, Y, W = np.vstack(blocks1), np.array(y), np.array(w)
-    b1 = _fit(X1, Y, W, l2=args.l2)
+        ws.append(np.minimum(page.words.astype(np.float64), 100) / max(page.total_words, 1))
+        sites.append(urlparse(truth.get("url") or "").netloc)
+    X1, Y, W = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    forest = _fit_forest(X1, Y, W)
+    p1s = _out_of_fold(xs, ys, ws, sites)
     x2 = []
     containers: list[int] = []
     k = 0
@@ -132,12 +229,10 @@ def train(args: argparse.Namespace) -> int:
         if not page.blocks:
             containers.append(0)
             continue
-        n = len(page.blocks)
-        p1 = 1 / (1 + np.exp(-(X1[k : k + n] @ b1)))
-        rows2, cont = stage2_matrix(page, p1)
+        rows2, cont = stage2_matrix(page, p1s[k])
         containers.append(cont)
-        x2.append(np.hstack([rows2, X1[k : k + n]]))
-        k += n
+        x2.append(np.hstack([rows2, xs[k]]))
+        k += 1
     X2 = np.vstack(x2)
     b2 = _fit(X2, Y, W, l2=args.l2)
     # The threshold that maximises the mean page F1 on the train split, with the same selection
@@ -181,13 +276,12 @@ def train(args: argparse.Namespace) -> int:
         f"{best_out[0]:.4f} keeping blocks outside it from {best_out[1]:.3f}"
     )
     out = ROOT / "src" / "trawl" / "extract" / "_weights.py"
-    w1 = {n: round(float(v), 5) for n, v in zip(STAGE1_NAMES, b1, strict=True)}
     w2 = {n: round(float(v), 5) for n, v in zip(STAGE2_NAMES + STAGE1_NAMES, b2, strict=True)}
     out.write_text(
-        '"""Weights of the DOM block classifier, written by ``python bench/extract.py train``.\n\n'
+        '"""Weights of stage 2 of the DOM block classifier, written by ``python bench/extract.py train``.\n\n'
         f"Fitted on the {len(pages)} WCXB dev pages whose number is not a multiple of 3; do not edit.\n"
-        '"""\n\n__all__ = ["STAGE1", "STAGE2", "THRESHOLD", "THRESHOLD_MAIN", "THRESHOLD_OUTSIDE"]\n\n'
-        f"STAGE1: dict[str, float] = {_literal(w1)}\n\n"
+        "Stage 1 is the tree ensemble in ``_forest.py``.\n"
+        '"""\n\n__all__ = ["STAGE2", "THRESHOLD", "THRESHOLD_MAIN", "THRESHOLD_OUTSIDE"]\n\n'
         f"STAGE2: dict[str, float] = {_literal(w2)}\n\n"
         f"THRESHOLD = {best[1]:.3f}\n"
         f"THRESHOLD_MAIN = {best_main[1]:.3f}\n"
@@ -195,6 +289,22 @@ def train(args: argparse.Namespace) -> int:
         encoding="utf-8",
     )
     print(f"wrote {out}")
+    tables = _forest_tables(forest)
+    out = ROOT / "src" / "trawl" / "extract" / "_forest.py"
+    kinds = {"FEATURE": "int", "THRESHOLD": "float", "LEFT": "int", "RIGHT": "int"}
+    kinds |= {"LEAF": "float", "ROOTS": "int"}
+    body = "".join(f"{name}: tuple[{kind}, ...] = {_tuple(tables[name])}\n\n" for name, kind in kinds.items())
+    out.write_text(
+        '"""Stage 1 of the DOM block classifier: a tree ensemble, written by ``python bench/extract.py\n'
+        f"train`` (LightGBM, {FOREST_ROUNDS} trees of at most {FOREST_PARAMS['num_leaves']} leaves) on the "
+        f"{len(pages)} WCXB dev pages whose\nnumber is not a multiple of 3; do not edit. Read by "
+        ":mod:`trawl.extract.forest`.\n"
+        '"""\n\n# fmt: off\n'
+        '__all__ = ["FEATURE", "LEAF", "LEFT", "NAMES", "RIGHT", "ROOTS", "THRESHOLD"]\n\n'
+        f"NAMES: tuple[str, ...] = {_tuple(list(STAGE1_NAMES))}\n\n" + body.rstrip() + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {out} ({len(tables['ROOTS'])} trees, {len(tables['FEATURE'])} splits)")
     return 0
 
 

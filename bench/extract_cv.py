@@ -4,8 +4,10 @@ Usage::
 
     python bench/extract_cv.py cache        # parse the 888 train pages once (bench/out/cv_cache.pkl)
     python bench/extract_cv.py [--l2 0.66 --wpow 1.0 --seed S]   # 3 folds by site: fit on 2, score 1
+    python bench/extract_cv.py --stage1 logit                    # stage 1 logistic, as before
 
-The fit, thresholds and selection are those of ``bench/extract.py train`` and ``dom.select``;
+The fit (stage 1 a LightGBM tree ensemble, stage 2 logistic on out-of-fold stage-1 scores),
+thresholds and selection are those of ``bench/extract.py train`` and ``dom.select``;
 scoring emulates ``extract(method="auto")`` (BTE fallback when the classifier keeps < 10 words,
 the whole page when nothing is kept). Features come from whatever ``trawl.extract.features`` is
 importable (PYTHONPATH), so a candidate feature is tested by editing features.py and rerunning.
@@ -145,15 +147,34 @@ def run(args: argparse.Namespace) -> None:
                 for i in tr
             ]
         )
-        b1 = bench._fit(X1, Y, W, l2=args.l2)
+        if args.stage1 == "forest":
+            forest = bench._fit_forest(X1, Y, W)
+            p1_of = forest.predict
+            # Stage 2 is fitted on out-of-fold stage-1 scores, as bench/extract.py train does.
+            oof = bench._out_of_fold(
+                [X1s[i] for i in tr],
+                [np.array(recs[i]["labels"]) for i in tr],
+                [
+                    np.minimum([b.words for b in recs[i]["page"].blocks], args.wcap)
+                    / max(recs[i]["page"].total_words, 1) ** args.wpow
+                    for i in tr
+                ],
+                [recs[i]["site"] for i in tr],
+            )
+            fit_p1 = dict(zip(tr, oof, strict=True))
+        else:
+            b1 = bench._fit(X1, Y, W, l2=args.l2)
+            p1_of = lambda x: sigmoid(x @ b1)  # noqa: E731
+            fit_p1 = {}
 
         def stage2(i):
             page = recs[i]["page"]
-            p1 = sigmoid(X1s[i] @ b1)
+            p1 = fit_p1[i] if i in fit_p1 else p1_of(X1s[i])
             rows2, cont = stage2_matrix(page, p1)
             return np.hstack([rows2, X1s[i]]), cont
 
         s2 = {i: stage2(i) for i in tr}
+        fit_p1.clear()  # the held-out fold is scored with the ensemble fitted on all of tr
         X2 = np.vstack([s2[i][0] for i in tr])
         b2 = bench._fit(X2, Y, W, l2=args.l2_2 if args.l2_2 is not None else args.l2)
         if args.stage3:
@@ -265,6 +286,7 @@ def main() -> None:
     ap.add_argument("--wpow", type=float, default=1.0)
     ap.add_argument("--wcap", type=float, default=100)
     ap.add_argument("--seed", default="")
+    ap.add_argument("--stage1", default="forest", choices=["forest", "logit"], help="stage-1 model")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.command == "cache":

@@ -6,6 +6,7 @@ from typing import Any
 __all__ = [
     "boiler_hits",
     "cut_no_text",
+    "forest_raw",
     "guard_markup",
     "hidden_sizes",
     "hint_bits_ascii",
@@ -80,4 +81,7 @@ def stage2_fill(
     nav_bit: int,
     side_bit: int,
     comment_bit: int,
+) -> None: ...
+def forest_raw(
+    x: Any, feature: Any, threshold: Any, left: Any, right: Any, leaf: Any, roots: Any, out: Any
 ) -> None: ...

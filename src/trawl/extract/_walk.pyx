@@ -1426,3 +1426,33 @@ def stage2_fill(
         free(acc_w)
         free(cum)
         free(mass)
+
+
+# --------------------------------------------------------------------------- tree ensemble
+
+def forest_raw(
+    const double[:, ::1] x, const int64_t[::1] feature, const double[::1] threshold,
+    const int64_t[::1] left, const int64_t[::1] right, const double[::1] leaf,
+    const int64_t[::1] roots, double[::1] out,
+):
+    """The summed leaf values of a tree ensemble for every row of ``x``, into ``out``.
+
+    Nodes of all trees share one table: node ``k`` sends a row to ``left[k]`` when
+    ``x[row, feature[k]] <= threshold[k]``, else to ``right[k]``; a child (or a root) ``c < 0`` is
+    the leaf ``~c`` with value ``leaf[~c]``. Same arithmetic as features.forest_raw_numpy.
+    """
+    cdef Py_ssize_t n = x.shape[0], n_trees = roots.shape[0], i, t
+    cdef int64_t node
+    cdef double acc
+    with nogil:
+        for i in range(n):
+            acc = 0.0
+            for t in range(n_trees):
+                node = roots[t]
+                while node >= 0:
+                    if x[i, feature[node]] <= threshold[node]:
+                        node = left[node]
+                    else:
+                        node = right[node]
+                acc += leaf[~node]
+            out[i] = acc

@@ -1,10 +1,11 @@
 """DOM-based main-content extraction: classify text blocks, keep the content ones.
 
-:func:`classify_blocks` runs the two-stage block classifier of :mod:`trawl.extract.features` with
-the fitted weights of :mod:`trawl.extract._weights` and returns, per block, the probability that
-it is main content. :func:`render` turns the kept blocks into plain text (paragraphs separated by
-a blank line, list items and table cells one per line) or Markdown-ish text (``#`` headings,
-``-`` list items, fenced ``<pre>`` blocks).
+:func:`classify_blocks` runs the two-stage block classifier of :mod:`trawl.extract.features` —
+stage 1 a small tree ensemble (:mod:`trawl.extract.forest`, fitted trees in ``_forest.py``),
+stage 2 a logistic model over stage 1's context (weights in ``_weights.py``) — and returns, per
+block, the probability that it is main content. :func:`render` turns the kept blocks into plain
+text (paragraphs separated by a blank line, list items and table cells one per line) or
+Markdown-ish text (``#`` headings, ``-`` list items, fenced ``<pre>`` blocks).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from trawl.extract import _weights
-from trawl.extract.blocks import Block, PageBlocks
+from trawl.extract import _forest, _weights
+from trawl.extract.blocks import Block, PageBlocks, compiled_walk
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -23,10 +24,11 @@ from trawl.extract.features import (
     stage1_matrix,
     stage2_matrix,
 )
+from trawl.extract.forest import Forest
 
 __all__ = ["Classified", "classify_blocks", "render", "select"]
 
-_W1 = np.array([_weights.STAGE1.get(n, 0.0) for n in STAGE1_NAMES])
+_STAGE1 = Forest.from_module(_forest, STAGE1_NAMES)
 _W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
 _W2_STAGE2, _W2_STAGE1 = _W2[: len(STAGE2_NAMES)], _W2[len(STAGE2_NAMES) :]
 _LINE_TAGS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
@@ -104,7 +106,7 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     if not page.texts:
         return Classified([], [], 0, 0.0)
     x1 = stage1_matrix(page)
-    p1 = _sigmoid(x1 @ _W1)
+    p1 = _sigmoid(_STAGE1.raw(x1, compiled_walk()))
     x2, best = stage2_matrix(page, p1)
     probs = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1).tolist()
     kept = select(page, probs, best, thr, threshold_main=thr_main, threshold_outside=thr_out)

@@ -1,0 +1,108 @@
+"""The stage-1 tree ensemble: the shipped tables are sound, the compiled and numpy evaluations agree
+to the last bit, and both give what the library that fitted the trees gives."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trawl.errors import ConfigError
+from trawl.extract import _forest, blocks
+from trawl.extract.features import STAGE1_NAMES, stage1_matrix
+from trawl.extract.forest import Forest, forest_raw_numpy
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _module(**tables: tuple[object, ...]) -> types.ModuleType:
+    m = types.ModuleType("tiny_forest")
+    for k, v in tables.items():
+        setattr(m, k, v)
+    return m
+
+
+def _tiny() -> Forest:
+    # Tree 0: x[b] <= 0.5 ? (x[a] <= 2 ? 1.0 : 2.0) : 3.0   Tree 1: a single leaf, -0.25.
+    m = _module(
+        NAMES=("a", "b"),
+        FEATURE=(1, 0),
+        THRESHOLD=(0.5, 2.0),
+        LEFT=(1, ~0),
+        RIGHT=(~2, ~1),
+        LEAF=(1.0, 2.0, 3.0, -0.25),
+        ROOTS=(0, ~3),
+    )
+    return Forest.from_module(m, ("b", "a"))  # the matrix has the columns the other way round
+
+
+def test_tiny_forest_by_hand() -> None:
+    forest = _tiny()
+    x = np.array([[0.0, 1.0], [0.0, 2.0], [0.0, 2.5], [0.6, 0.0], [0.5, 9.0]])  # columns b, a
+    want = np.array([1.0, 1.0, 2.0, 3.0, 2.0]) - 0.25
+    assert np.array_equal(forest_raw_numpy(forest, x), want)
+    walk = blocks.compiled_walk()
+    if walk is not None:
+        assert np.array_equal(forest.raw(x, walk), want)
+
+
+def test_tables_pointing_outside_or_unknown_features_are_errors() -> None:
+    with pytest.raises(ConfigError, match="lacks: c"):
+        Forest.from_module(
+            _module(NAMES=("a", "c"), FEATURE=(), THRESHOLD=(), LEFT=(), RIGHT=(), LEAF=(), ROOTS=()), ("a",)
+        )
+    bad = _module(
+        NAMES=("a",), FEATURE=(0,), THRESHOLD=(1.0,), LEFT=(~5,), RIGHT=(~0,), LEAF=(1.0,), ROOTS=(0,)
+    )
+    with pytest.raises(ConfigError, match="outside"):
+        Forest.from_module(bad, ("a",))
+
+
+def test_shipped_forest_reads_the_stage1_columns() -> None:
+    forest = Forest.from_module(_forest, STAGE1_NAMES)
+    assert len(forest.roots) >= 10
+    assert set(_forest.NAMES) <= set(STAGE1_NAMES)
+    assert len(forest.leaf) == len(forest.feature) + len(forest.roots)  # binary trees
+
+
+def test_compiled_and_numpy_agree_on_real_feature_rows() -> None:
+    walk = blocks.compiled_walk()
+    if walk is None:
+        pytest.skip("the compiled walk is not built here")
+    forest = Forest.from_module(_forest, STAGE1_NAMES)
+    rng = np.random.default_rng(3)
+    paragraphs = "".join(f"<p>{'word ' * int(n)}<a href=x>link</a></p>" for n in rng.integers(1, 60, 40))
+    article = "<p>A sentence of content, with words. And more.</p>" * 20
+    pages = [
+        f"<body>{paragraphs}</body>",
+        f"<body><nav><ul>{'<li><a href=a>Home</a></li>' * 12}</ul></nav><article><h1>T</h1>{article}"
+        "</article><footer>(c) 2024</footer></body>",
+    ]
+    for markup in pages:
+        x = stage1_matrix(blocks.parse_blocks(markup))
+        assert np.array_equal(forest.raw(x, walk), forest_raw_numpy(forest, x))
+    x = rng.normal(size=(500, len(STAGE1_NAMES))) * 3
+    assert np.array_equal(forest.raw(x, walk), forest_raw_numpy(forest, np.ascontiguousarray(x)))
+
+
+def test_exported_tables_give_what_lightgbm_gives() -> None:
+    pytest.importorskip("lightgbm")
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import extract as bench
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(3000, 6))
+    y = ((x[:, 0] > 0.2) ^ (x[:, 3] * x[:, 1] > 0.5)).astype(np.float64)
+    booster = bench._fit_forest(x, y, np.full(len(y), 0.01))
+    m = _module(NAMES=tuple("abcdef"), **{k: tuple(v) for k, v in bench._forest_tables(booster).items()})
+    forest = Forest.from_module(m, tuple("abcdef"))
+    want = booster.predict(x, raw_score=True)
+    assert np.array_equal(forest_raw_numpy(forest, x), want)
+    walk = blocks.compiled_walk()
+    if walk is not None:
+        assert np.array_equal(forest.raw(x, walk), want)
