@@ -34,16 +34,15 @@ CACHE = Path(__file__).resolve().parent / "out" / "cv_cache.pkl"
 
 
 def build_cache() -> None:
-    from trawl.extract.blocks import parse_blocks
+    from trawl.extract.blocks import parse_blocks, parse_page
     from trawl.extract.bte import body_text_extraction
     from trawl.extract.evaluate import words
-    from trawl.extract.extractor import _parse_tree
 
     pages = bench.load(None, "train")
     out = []
     t0 = time.time()
     for num, html, truth in pages:
-        page = parse_blocks(_parse_tree(html)[0])
+        page = parse_blocks(parse_page(html)[0])
         page.cache.clear()
         gold = truth.get("main_content") or ""
         tw = words(gold)

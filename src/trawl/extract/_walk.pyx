@@ -978,11 +978,19 @@ def cut_no_text(bytes markup):
 
 
 cdef bint _contains(const unsigned char *p, size_t n, const char *needle, size_t m) noexcept nogil:
-    cdef size_t i
+    """Whether ``p[:n]`` contains ``needle`` (lower-case ASCII), ignoring ASCII case."""
+    cdef size_t i, j
+    cdef unsigned char c
     if m > n:
         return False
     for i in range(n - m + 1):
-        if memcmp(p + i, needle, m) == 0:
+        for j in range(m):
+            c = p[i + j]
+            if 65 <= c <= 90:
+                c += 32
+            if c != <unsigned char> needle[j]:
+                break
+        else:
             return True
     return False
 

@@ -42,6 +42,8 @@ import numpy as np
 from selectolax import lexbor as lx
 from selectolax.lexbor import LexborHTMLParser
 
+from trawl.convert.nesting import flatten_utf8
+
 __all__ = [
     "ANCESTOR_GROUPS",
     "BLOCK_TAGS",
@@ -52,8 +54,10 @@ __all__ = [
     "PageBlocks",
     "compiled_walk",
     "compiled_walk_status",
+    "cut_no_text",
     "hint_bits",
     "parse_blocks",
+    "parse_page",
     "trie_pattern",
 ]
 
@@ -745,3 +749,55 @@ def _load_compiled() -> str:
         _CompiledWalk.module = None
         return "failed its probe (gives other blocks than the Python walk)"
     return "ready"
+
+
+# --------------------------------------------------------------------------- the page's tree
+
+_NO_TEXT_OPEN = re.compile(r"<(script|style|svg)\b([^>]{0,4000})>", re.IGNORECASE)
+_NO_TEXT_CLOSE = {t: re.compile(rf"</{t}\s*>", re.IGNORECASE) for t in ("script", "style", "svg")}
+
+
+def cut_no_text(markup: str) -> str:
+    """``markup`` without its ``<script>``, ``<style>`` and ``<svg>`` elements (JSON-LD kept).
+
+    A loop of searches rather than one substitution so that an unclosed tag ends the cutting
+    instead of being retried at every later opening tag (linear on any input); the rest of the
+    page is then left to lexbor as it is.
+    """
+    out = []
+    pos = start = 0
+    while True:
+        m = _NO_TEXT_OPEN.search(markup, start)
+        if m is None:
+            break
+        tag = m.group(1).lower()
+        close = _NO_TEXT_CLOSE[tag].search(markup, m.end())
+        if close is None:
+            break
+        if tag == "script" and "ld+json" in m.group(2).lower():  # the type, in any case
+            start = close.end()
+            continue
+        out.append(markup[pos : m.start()])
+        pos = start = close.end()
+    if not pos:
+        return markup
+    out.append(markup[pos:])
+    return "".join(out)
+
+
+def parse_page(markup: str | bytes) -> tuple[LexborHTMLParser, str | None]:
+    """The page's tree without scripts, styles and SVG, and the guard's reason when the markup
+    had to be flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
+    The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
+
+    Both run over the UTF-8 that lexbor reads anyway (``bytes`` are taken as UTF-8); with the
+    compiled walk the cut is its byte scanner (same cuts as :func:`cut_no_text`, tested).
+    """
+    walk = compiled_walk()
+    if walk is not None:
+        data = walk.cut_no_text(markup if isinstance(markup, bytes) else markup.encode("utf-8", "replace"))
+    else:
+        text = markup.decode("utf-8", "replace") if isinstance(markup, bytes) else markup
+        data = cut_no_text(text).encode("utf-8", "replace")
+    data, reason = flatten_utf8(data)
+    return LexborHTMLParser(data), reason

@@ -29,20 +29,16 @@ in one tag are dropped before parsing (``"depth"``, ``"attributes"``; see
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, ClassVar, Literal
 
-from selectolax.lexbor import LexborHTMLParser
-
-from trawl.convert.nesting import flatten_utf8
 from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.extract.blocks import PageBlocks, compiled_walk, parse_blocks
+from trawl.extract.blocks import PageBlocks, parse_blocks, parse_page
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
 from trawl.extract.dom import classify_blocks, render
 from trawl.extract.metadata import date_in_text, read_metadata
@@ -65,54 +61,6 @@ DEFAULT_MAX_BLOCKS = 20_000
 #: Seconds a page may take before costlier stages are skipped.
 DEFAULT_TIME_LIMIT = 2.0
 METHODS = ("auto", "dom", "bte", "slope")
-_NO_TEXT_OPEN = re.compile(r"<(script|style|svg)\b([^>]{0,4000})>", re.IGNORECASE)
-_NO_TEXT_CLOSE = {t: re.compile(rf"</{t}\s*>", re.IGNORECASE) for t in ("script", "style", "svg")}
-
-
-def _cut_no_text(markup: str) -> str:
-    """``markup`` without its ``<script>``, ``<style>`` and ``<svg>`` elements (JSON-LD kept).
-
-    A loop of searches rather than one substitution so that an unclosed tag ends the cutting
-    instead of being retried at every later opening tag (linear on any input); the rest of the
-    page is then left to lexbor as it is.
-    """
-    out = []
-    pos = start = 0
-    while True:
-        m = _NO_TEXT_OPEN.search(markup, start)
-        if m is None:
-            break
-        tag = m.group(1).lower()
-        close = _NO_TEXT_CLOSE[tag].search(markup, m.end())
-        if close is None:
-            break
-        if tag == "script" and "ld+json" in m.group(2):
-            start = close.end()
-            continue
-        out.append(markup[pos : m.start()])
-        pos = start = close.end()
-    if not pos:
-        return markup
-    out.append(markup[pos:])
-    return "".join(out)
-
-
-def _parse_tree(markup: str) -> tuple[LexborHTMLParser, str | None]:
-    """The page's tree without scripts, styles and SVG, and the guard's reason when the markup
-    had to be flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
-
-    Both run over the UTF-8 that lexbor reads anyway; with the compiled walk the cut is its byte
-    scanner (same cuts as :func:`_cut_no_text`, tested).
-    """
-    walk = compiled_walk()
-    if walk is not None:
-        data = walk.cut_no_text(markup.encode("utf-8", "replace"))
-    else:
-        data = _cut_no_text(markup).encode("utf-8", "replace")
-    data, reason = flatten_utf8(data)
-    return LexborHTMLParser(data), reason
-
-
 Method = Literal["auto", "dom", "bte", "slope"]
 Format = Literal["text", "markdown"]
 
@@ -194,7 +142,7 @@ def extract(
     # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
     # cutting them with one regex pass costs less than lexbor spends tokenising them. JSON-LD
     # scripts stay (metadata reads them); BTE and slope see the page as it came.
-    tree, guarded = _parse_tree(markup)
+    tree, guarded = parse_page(markup)
     if guarded:
         result.cutoff = result.cutoff or guarded
     if metadata:

@@ -19,7 +19,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trawl.convert.nesting import flatten_utf8
+from trawl.extract.blocks import parse_page
 
 __all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
@@ -306,6 +306,10 @@ def date_in_text(text: str) -> str:
 
 
 def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
-    """Parse a page and read its title, author and date (see the module docstring)."""
-    data = markup if isinstance(markup, bytes) else markup.encode("utf-8", "replace")
-    return read_metadata(LexborHTMLParser(flatten_utf8(data)[0]), url)
+    """Parse a page and read its title, author and date (see the module docstring).
+
+    The tree is the extractor's (:func:`~trawl.extract.blocks.parse_page`: scripts, styles and SVG
+    cut, JSON-LD kept, hostile nesting flattened), so the written-date fallback reads the page's
+    text and not dates inside its scripts.
+    """
+    return read_metadata(parse_page(markup)[0], url)
