@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from trawl.extract import _forest, _weights
-from trawl.extract.blocks import Block, PageBlocks, compiled_walk
+from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -46,6 +46,7 @@ class Classified:
     kept: list[Block]
     container: int
     score: float  # mean probability of the kept blocks, weighted by words
+    words: int = 0  # words in the kept blocks
 
 
 def select(
@@ -104,23 +105,27 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
     thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
     if not page.texts:
-        return Classified([], [], 0, 0.0)
+        return Classified([], [], 0, 0.0, 0)
     x1 = stage1_matrix(page)
     p1 = _sigmoid(_STAGE1.raw(x1, compiled_walk()))
     x2, best = stage2_matrix(page, p1)
-    probs = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1).tolist()
+    p2 = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1)
+    probs = p2.tolist()
     kept = select(page, probs, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
-    words = sum(b.words for b in kept)
-    score = sum(probs[b.index] * b.words for b in kept) / words if words else 0.0
-    return Classified(probs, kept, best, score)
+    at = [b.index for b in kept]
+    w = page.words[at]
+    words = int(w.sum())
+    score = float(np.dot(p2[at], w)) / words if words else 0.0
+    return Classified(probs, kept, best, score, words)
 
 
 def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
     """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
     out: list[str] = []
     prev_tag = ""
-    for b in blocks:
-        tag = page.tag_of(b.element)
+    codes = page.tag_index[[b.element for b in blocks]].tolist() if blocks else []
+    for b, code in zip(blocks, codes, strict=True):
+        tag = BLOCK_TAGS[code] if code >= 0 else "body"
         text = b.text
         if fmt == "markdown":
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():

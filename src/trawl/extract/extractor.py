@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any, ClassVar, Literal
+
+import numpy as np
 
 from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
@@ -95,11 +96,11 @@ class Extraction:
         }
 
 
-def _page_text(page: PageBlocks) -> tuple[str, list[int]]:
-    """The page's blocks one per line, and where each starts in it."""
+def _page_text(page: PageBlocks) -> tuple[str, Any]:
+    """The page's blocks one per line, and where each starts in it (an int64 array)."""
     texts = page.texts
-    starts = [0, *accumulate(len(t) + 1 for t in texts)]
-    return "\n".join(texts), starts[:-1]
+    step = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+    return "\n".join(texts), np.cumsum(step) - step
 
 
 def _span_of_text(page_text: str, text: str) -> tuple[int, int] | None:
@@ -173,7 +174,7 @@ def extract(
         return result
     classified = classify_blocks(page)
     result.probs = classified.probs
-    kept_words = sum(b.words for b in classified.kept)
+    kept_words = classified.words
     result.method, result.score = "dom", classified.score
     chosen = classified.kept
     if keep_curve:
@@ -194,7 +195,7 @@ def extract(
     result.text = render(page, chosen, fmt)
     if chosen:
         last = chosen[-1]
-        result.span = (starts[chosen[0].index], starts[last.index] + len(last.text))
+        result.span = (int(starts[chosen[0].index]), int(starts[last.index]) + len(last.text))
     return result
 
 
