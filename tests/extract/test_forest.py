@@ -54,11 +54,18 @@ def test_tables_pointing_outside_or_unknown_features_are_errors() -> None:
         Forest.from_module(
             _module(NAMES=("a", "c"), FEATURE=(), THRESHOLD=(), LEFT=(), RIGHT=(), LEAF=(), ROOTS=()), ("a",)
         )
-    bad = _module(
-        NAMES=("a",), FEATURE=(0,), THRESHOLD=(1.0,), LEFT=(~5,), RIGHT=(~0,), LEAF=(1.0,), ROOTS=(0,)
-    )
-    with pytest.raises(ConfigError, match="outside"):
-        Forest.from_module(bad, ("a",))
+    good: dict[str, tuple[object, ...]] = {"NAMES": ("a",), "FEATURE": (0,), "THRESHOLD": (1.0,)}
+    good |= {"LEFT": (~0,), "RIGHT": (~1,), "LEAF": (1.0, 2.0), "ROOTS": (0,)}
+    Forest.from_module(_module(**good), ("a",))
+    for change, message in (
+        ({"LEFT": (~5,)}, "outside"),
+        ({"ROOTS": (3,)}, "outside"),
+        ({"LEFT": (0,)}, "before its parent"),  # a loop: the compiled walk would never end
+        ({"FEATURE": (1,)}, "does not name"),
+        ({"THRESHOLD": ()}, "different lengths"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            Forest.from_module(_module(**(good | change)), ("a",))
 
 
 def test_shipped_forest_reads_the_stage1_columns() -> None:

@@ -49,19 +49,22 @@ class Forest:
         right = np.asarray(module.RIGHT, dtype=np.int64)
         leaf = np.asarray(module.LEAF, dtype=np.float64)
         roots = np.asarray(module.ROOTS, dtype=np.int64)
+        threshold = np.asarray(module.THRESHOLD, dtype=np.float64)
         n_nodes = len(feature)
-        for child in (left, right, roots):
-            if len(child) and (child.max() >= n_nodes or (~child[child < 0]).max(initial=-1) >= len(leaf)):
+        # The compiled walk trusts these tables (no bounds checks), so they are checked here: every
+        # index in range, and every child after its parent (nodes in preorder), so a walk ends.
+        if not len(threshold) == len(left) == len(right) == n_nodes:
+            raise ConfigError(f"{module.__name__}: node tables of different lengths")
+        if n_nodes and not 0 <= feature.min() <= feature.max() < len(names):
+            raise ConfigError(f"{module.__name__}: a split on a feature it does not name")
+        at = np.arange(n_nodes)
+        for child, parent in ((left, at), (right, at), (roots, None)):
+            inner = child >= 0
+            if (child[inner] >= n_nodes).any() or (~child[~inner] >= len(leaf)).any():
                 raise ConfigError(f"{module.__name__}: a node points outside the tables")
-        return cls(
-            names,
-            where[feature] if n_nodes else feature,
-            np.asarray(module.THRESHOLD, dtype=np.float64),
-            left,
-            right,
-            leaf,
-            roots,
-        )
+            if parent is not None and (child[inner] <= parent[inner]).any():
+                raise ConfigError(f"{module.__name__}: a child before its parent (nodes not in preorder)")
+        return cls(names, where[feature] if n_nodes else feature, threshold, left, right, leaf, roots)
 
     def raw(self, x: Any, walk: Any = None) -> Any:
         """The summed leaf values for every row of ``x`` (float64, C-contiguous), by the compiled
