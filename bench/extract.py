@@ -133,8 +133,8 @@ def _fit_forest(x: Any, y: Any, w: Any) -> Any:
     """Stage 1's tree ensemble (a LightGBM booster) on rows ``x``, labels ``y``, weights ``w``."""
     try:
         import lightgbm
-    except ImportError as exc:  # pragma: no cover - training needs the train extra
-        raise SystemExit("training stage 1 needs lightgbm: pip install -e '.[train]'") from exc
+    except (ImportError, OSError) as exc:  # pragma: no cover - training needs the train extra
+        raise SystemExit(f"training stage 1 needs lightgbm (pip install -e '.[train]'): {exc}") from exc
     # The page-normalised weights sum to ~1 per page; scaled so that hessian-based limits and
     # the L2 penalty mean what they say.
     data = lightgbm.Dataset(x, label=y, weight=w * 100.0, free_raw_data=False)

@@ -96,7 +96,10 @@ def test_compiled_and_numpy_agree_on_real_feature_rows() -> None:
 
 
 def test_exported_tables_give_what_lightgbm_gives() -> None:
-    pytest.importorskip("lightgbm")
+    try:
+        import lightgbm  # noqa: F401  (the train extra; its OpenMP runtime may be missing too)
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"lightgbm unavailable: {exc}")
     sys.path.insert(0, str(ROOT / "bench"))
     try:
         import extract as bench
