@@ -84,3 +84,17 @@ def test_one_traversal_keeps_the_order_of_trust() -> None:
     assert meta.sources == {"title": "json-ld", "author": "markup:itemprop", "date": "markup:time[datetime]"}
     no_itemprop = page.replace('itemprop="author"', 'class="x"')
     assert extract_metadata(no_itemprop).author == "Rel Person"
+
+
+def test_a_logo_h1_is_not_the_title() -> None:
+    # The site's name in an <h1> around a link home is the template's logo, not the page's title
+    # (it is also contained in the <title>, which would otherwise make it win).
+    page = """<html><head><title>SMF vs MyBB? The differences | MyBB</title></head><body>
+    <h1 class="logo"><a href="https://mybb.com/">MyBB</a></h1>
+    <h1>SMF vs MyBB? The differences</h1><p>Text.</p></body></html>"""
+    assert extract_metadata(page).title == "SMF vs MyBB? The differences"
+    # A heading that links elsewhere, or says more than its link, is still a title.
+    linked = page.replace('href="https://mybb.com/"', 'href="/threads/smf-vs-mybb"')
+    assert extract_metadata(linked).title == "MyBB"
+    longer = '<title>MyBB forums - Home</title><body><h1><a href="/">MyBB</a> forums</h1></body>'
+    assert extract_metadata(longer).title == "MyBB forums"

@@ -146,6 +146,18 @@ _AUTHOR_KINDS: tuple[tuple[str, Callable[[LexborNode], bool]], ...] = (
     ("byline", lambda x: "byline" in (x.attrs.get("class") or "")),
     ("author", lambda x: "author" in (x.attrs.get("class") or "")),
 )
+_HOME = re.compile(r"^(?:(?:https?:)?//[^/]+)?/?(?:index\.\w+)?$")
+
+
+def _is_logo(h1: LexborNode) -> bool:
+    """An ``<h1>`` that only wraps a link to the site's home page: the site's logo or name, which
+    many templates mark up as the first heading, not the page's title."""
+    link = h1.css_first("a[href]")
+    if link is None or not _HOME.match((link.attrs.get("href") or "").strip()):
+        return False
+    return _clean(link.text(deep=True)) == _clean(h1.text(deep=True))
+
+
 _ARTICLE_TYPES = re.compile(
     r"Article|Posting|Blog|Report|Review|WebPage|Question|Discussion|Recipe|HowTo|Product"
 )
@@ -176,7 +188,7 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
             # lexbor, like the HTML standard, compares ``type`` and ``rel`` values ignoring case.
             if (attrs.get("type") or "").lower() == "application/ld+json":
                 ld_texts.append(node.text(deep=True) or "null")
-        elif tag == "h1" and h1_node is None:
+        elif tag == "h1" and h1_node is None and not _is_logo(node):
             h1_node = node
         elif tag == "title" and title_node is None:
             title_node = node
