@@ -20,7 +20,6 @@ import argparse
 import pickle
 import sys
 import time
-import zlib
 from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlparse
@@ -129,7 +128,7 @@ def run(args: argparse.Namespace) -> None:
         r["scorer"] = Scorer(r)
     X1s = [stage1_matrix(r["page"]) if r["page"].blocks else None for r in recs]
     t_feat = time.time() - t0
-    folds = [zlib.crc32((r["site"] + args.seed).encode()) % args.folds for r in recs]
+    folds = bench._site_folds([r["site"] for r in recs], args.seed, args.folds)
     results: dict[str, tuple[float, float, float]] = {}
     select = dom.select
     diag = []
@@ -138,28 +137,18 @@ def run(args: argparse.Namespace) -> None:
         tr = [i for i in range(len(recs)) if folds[i] != f and X1s[i] is not None]
         te = [i for i in range(len(recs)) if folds[i] == f]
         X1 = np.vstack([X1s[i] for i in tr])
-        Y = np.concatenate([np.array(recs[i]["labels"]) for i in tr])
-        W = np.concatenate(
-            [
-                np.minimum([b.words for b in recs[i]["page"].blocks], args.wcap)
-                / max(recs[i]["page"].total_words, 1) ** args.wpow
-                for i in tr
-            ]
-        )
+        ys = [np.array(recs[i]["labels"]) for i in tr]
+        ws = [
+            np.minimum([b.words for b in recs[i]["page"].blocks], args.wcap)
+            / max(recs[i]["page"].total_words, 1) ** args.wpow
+            for i in tr
+        ]
+        Y, W = np.concatenate(ys), np.concatenate(ws)
         if args.stage1 == "forest":
             forest = bench._fit_forest(X1, Y, W)
             p1_of = forest.predict
             # Stage 2 is fitted on out-of-fold stage-1 scores, as bench/extract.py train does.
-            oof = bench._out_of_fold(
-                [X1s[i] for i in tr],
-                [np.array(recs[i]["labels"]) for i in tr],
-                [
-                    np.minimum([b.words for b in recs[i]["page"].blocks], args.wcap)
-                    / max(recs[i]["page"].total_words, 1) ** args.wpow
-                    for i in tr
-                ],
-                [recs[i]["site"] for i in tr],
-            )
+            oof = bench._out_of_fold([X1s[i] for i in tr], ys, ws, [recs[i]["site"] for i in tr])
             fit_p1 = dict(zip(tr, oof, strict=True))
         else:
             b1 = bench._fit(X1, Y, W, l2=args.l2)
