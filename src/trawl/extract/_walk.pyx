@@ -1447,7 +1447,7 @@ def forest_raw(
 
     Nodes of all trees share one table: node ``k`` sends a row to ``left[k]`` when
     ``x[row, feature[k]] <= threshold[k]``, else to ``right[k]``; a child (or a root) ``c < 0`` is
-    the leaf ``~c`` with value ``leaf[~c]``. Same arithmetic as features.forest_raw_numpy.
+    the leaf ``~c`` with value ``leaf[~c]``. Same arithmetic as forest.forest_raw_numpy.
     """
     cdef Py_ssize_t n = x.shape[0], n_trees = roots.shape[0], i, t
     cdef int64_t node

@@ -95,6 +95,7 @@ def _tid(tag: str) -> int:
 _BLOCK_IDS = {_tid(t): t for t in _BLOCKS}
 #: The block tags, in the order of :attr:`PageBlocks.tag_index`.
 BLOCK_TAGS: tuple[str, ...] = _BLOCKS
+_TAG_NAMES = (*BLOCK_TAGS, "body")  # by tag index; the root's index, -1, reads the last
 _BLOCK_INDEX = {t: i for i, t in enumerate(_BLOCKS)}
 _INVISIBLE_IDS = frozenset(_tid(t) for t in _INVISIBLE)
 _ANCHOR_ID = _tid("a")
@@ -327,15 +328,14 @@ class PageBlocks:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def tag_of(self, element: int) -> str:
-        """The tag name of element ``element``."""
-        t = int(self.tag_index[element])
-        return BLOCK_TAGS[t] if t >= 0 else "body"
+    def tags_of(self, elements: Any) -> list[str]:
+        """The tag names of ``elements`` (indices, or a slice), in one lookup."""
+        return [_TAG_NAMES[t] for t in self.tag_index[elements].tolist()]
 
     @property
     def tags(self) -> list[str]:
         """The tag name of each element."""
-        return [self.tag_of(e) for e in range(len(self.tag_index))]
+        return self.tags_of(slice(None))
 
     @property
     def blocks(self) -> list[Block]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from trawl.extract import _forest, _weights
-from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
+from trawl.extract.blocks import Block, PageBlocks, compiled_walk
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -123,9 +123,7 @@ def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
     """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
     out: list[str] = []
     prev_tag = ""
-    codes = page.tag_index[[b.element for b in blocks]].tolist() if blocks else []
-    for b, code in zip(blocks, codes, strict=True):
-        tag = BLOCK_TAGS[code] if code >= 0 else "body"
+    for b, tag in zip(blocks, page.tags_of([b.element for b in blocks]), strict=True):
         text = b.text
         if fmt == "markdown":
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
