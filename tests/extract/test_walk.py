@@ -181,6 +181,31 @@ def test_compiled_cut_matches_the_regex_cut() -> None:
         assert walk.cut_no_text(html.encode()) == cut_no_text(html).encode(), html[:60]
 
 
+# Characters whose code units hold a 0x3C byte that is not "<" (the 2-byte scan must skip them),
+# Latin-1, BMP and astral characters, and lone surrogates (encoded as "?").
+_STR_PIECES = [
+    "<script>", "</script>", "<style a=b>", "</style >", "<svg>", "</svg>", "<scripts>", "ld+json",
+    " type='application/ld+json'", "\u00e9", "\u20ac", "\U0001f600", "\ud800", "\u013c", "\u3c00", "\u3c3c",
+    "\U0001003c", "\U0003c000", "x", ">", "<",
+]  # fmt: skip
+
+
+@needs_compiled
+def test_the_str_cut_equals_the_byte_cut_of_the_encoded_str() -> None:
+    walk = blocks._compiled()
+    rnd = random.Random(5)
+    edges = [
+        # The 4000-byte bound on an opening tag, in characters of 2 and 3 UTF-8 bytes.
+        *(f"<script a='{c * k}'>x</script>y" for c, k in (("\u00e9", 1998), ("\u00e9", 1999))),
+        *(f"<script a='{c * k}'>x</script>y" for c, k in (("\u20ac", 1332), ("\u20ac", 1333))),
+        "\ud800<p>x</p><style>\udfff</style>\U0001f600", "<svg\u00e9>x</svg>", "<svg\u0141>x</svg>", "",
+    ]  # fmt: skip
+    fuzz = ["".join(rnd.choice(_STR_PIECES) for _ in range(rnd.randrange(40))) for _ in range(3000)]
+    for html in _CUT_CASES + edges + fuzz + (_wcxb(60) if DATA.is_dir() else []):
+        for text in (html, html.encode("latin-1", "replace").decode("latin-1")):  # also 1-byte str kinds
+            assert walk.cut_no_text_str(text) == walk.cut_no_text(text.encode("utf-8", "replace")), text[:60]
+
+
 _BOILER_CASES = [
     "Reply", "reply!", "replying", "\u2014 reply \u2014", "\u0130reply", "\u212amenu", "tags", "tagsx",
     "Tags:", "\u00a92024 Acme", "commentary", "comments", "Comment_", "shared", "share.", "shar\u00e9",

@@ -14,15 +14,25 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "cut_no_text", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
+    "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
     "stage1_fill", "stage2_fill", "walk",
 ]
 
-from libc.stdint cimport int64_t, uintptr_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, strlen
+from libc.stddef cimport wchar_t
+
+cdef extern from "<wchar.h>" nogil:
+    const wchar_t *wmemchr(const wchar_t *s, wchar_t c, size_t n)
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.unicode cimport Py_UNICODE_ISALNUM, PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
+from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM, PyUnicode_1BYTE_KIND, PyUnicode_2BYTE_KIND, PyUnicode_AsUTF8AndSize, PyUnicode_DATA,
+    PyUnicode_DecodeUTF8, PyUnicode_GET_LENGTH, PyUnicode_KIND,
+)
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object o)
 
 
 cdef struct lexbor_str_t:
@@ -453,6 +463,87 @@ cdef bytes vec_bytes(LongVec *v):
     return PyBytes_FromStringAndSize(<const char *> v.data, v.length * sizeof(int64_t))
 
 
+# A page repeats its class strings ("menu-item menu-item-type-post_type ..." on every menu entry):
+# their hint bits are kept per page in an open-addressing table, keyed by the string's bytes.
+
+cdef struct NameCache:
+    uint64_t *hashes  # 0: an empty slot
+    int64_t *at  # where the key starts in ``keys``
+    int64_t *length
+    long *bits
+    size_t slots, count
+    Buf keys
+
+
+cdef void name_cache_free(NameCache *c) noexcept:
+    free(c.hashes)
+    free(c.at)
+    free(c.length)
+    free(c.bits)
+    free(c.keys.data)
+    c.hashes = NULL
+    c.at = c.length = NULL
+    c.bits = NULL
+    c.slots = c.count = 0
+    c.keys.data = NULL
+    c.keys.length = c.keys.size = 0
+
+
+cdef inline uint64_t fnv1a(const unsigned char *p, size_t n) noexcept nogil:
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef size_t i
+    for i in range(n):
+        h = (h ^ p[i]) * 1099511628211ULL
+    return h | 1  # never 0
+
+
+cdef int name_cache_grow(NameCache *c) except -1:
+    cdef size_t old_slots = c.slots, slots = 2 * c.slots if c.slots else 1024, i, j
+    cdef uint64_t *hashes = <uint64_t *> calloc(slots, sizeof(uint64_t))
+    cdef int64_t *at = <int64_t *> malloc(slots * sizeof(int64_t))
+    cdef int64_t *length = <int64_t *> malloc(slots * sizeof(int64_t))
+    cdef long *bits = <long *> malloc(slots * sizeof(long))
+    if hashes == NULL or at == NULL or length == NULL or bits == NULL:
+        free(hashes)
+        free(at)
+        free(length)
+        free(bits)
+        raise MemoryError()
+    for i in range(old_slots):
+        if c.hashes[i]:
+            j = c.hashes[i] & (slots - 1)
+            while hashes[j]:
+                j = (j + 1) & (slots - 1)
+            hashes[j], at[j], length[j], bits[j] = c.hashes[i], c.at[i], c.length[i], c.bits[i]
+    free(c.hashes)
+    free(c.at)
+    free(c.length)
+    free(c.bits)
+    c.hashes, c.at, c.length, c.bits, c.slots = hashes, at, length, bits, slots
+    return 0
+
+
+cdef long cached_names_bits(NameCache *c, unsigned char *p, size_t n) except -1:
+    """:func:`names_bits` of ``p[:n]`` (which it lower-cases in place), from the page's table
+    when the same string came before."""
+    cdef uint64_t h = fnv1a(p, n)
+    cdef size_t j
+    cdef long bits
+    if 2 * (c.count + 1) > c.slots:
+        name_cache_grow(c)
+    j = h & (c.slots - 1)
+    while c.hashes[j]:
+        if c.hashes[j] == h and <size_t> c.length[j] == n and memcmp(c.keys.data + c.at[j], p, n) == 0:
+            return c.bits[j]
+        j = (j + 1) & (c.slots - 1)
+    c.hashes[j], c.at[j], c.length[j] = h, c.keys.length, n
+    buf_add(&c.keys, p, n)  # before names_bits lower-cases it
+    bits = names_bits(p, n)
+    c.bits[j] = bits
+    c.count += 1
+    return bits
+
+
 cdef class _Walk:
     """The state of one page's walk; :func:`walk` drives it."""
 
@@ -460,6 +551,7 @@ cdef class _Walk:
     cdef bint in_link
     cdef list texts
     cdef LongVec b_words, b_links, b_element
+    cdef NameCache seen  # the hint bits of the ASCII names met so far on this page
 
     # (C fields start zeroed: empty buffers.)
 
@@ -468,6 +560,7 @@ cdef class _Walk:
         free(self.out.data)
         free(self.link.data)
         free(self.names.data)
+        name_cache_free(&self.seen)
         free(self.b_words.data)
         free(self.b_links.data)
         free(self.b_element.data)
@@ -509,7 +602,7 @@ cdef class _Walk:
                 ascii = False
                 break
         if ascii:
-            return names_bits(self.names.data, self.names.length)
+            return cached_names_bits(&self.seen, self.names.data, self.names.length)
         text = PyUnicode_DecodeUTF8(<const char *> self.names.data, self.names.length, "replace")
         cached = cache.get(text)
         return <long> (py_hint_bits(text) if cached is None else cached)
@@ -880,54 +973,121 @@ cdef inline unsigned char lower(unsigned char c) noexcept nogil:
     return c + 32 if b'A' <= c <= b'Z' else c
 
 
-cdef inline bint is_regex_word(unsigned char c) noexcept nogil:
-    """``\\w`` for the byte after a tag name (non-ASCII bytes count as word characters)."""
-    return is_word_char(c) or c >= 0x80
+cdef inline uint32_t lower_unit(uint32_t c) noexcept nogil:
+    return c + 32 if 65 <= c <= 90 else c
 
 
-cdef inline bint is_ascii_ws(unsigned char c) noexcept nogil:
+cdef inline bint is_regex_word(uint32_t c) noexcept nogil:
+    """``\\w`` for the character after a tag name (non-ASCII ones count as word characters: in
+    UTF-8, every byte of them does)."""
+    return (97 <= c <= 122) or (48 <= c <= 57) or c == 95 or (65 <= c <= 90) or c >= 0x80
+
+
+cdef inline bint is_ascii_ws(uint32_t c) noexcept nogil:
     return c == 32 or (9 <= c <= 13)
 
 
-cdef int open_tag(const unsigned char *p, size_t i, size_t n, size_t *name_len, size_t *end) noexcept nogil:
+# The cut reads bytes (UTF-8) or a str's own code units (``uint8_t/2/4``): the same scanner, with
+# one rule made explicit where the two differ, the 4000-byte bound on an opening tag, which a str
+# counts in the UTF-8 bytes its characters will take.
+ctypedef fused Unit:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef inline size_t utf8_width(uint32_t c) noexcept nogil:
+    if c < 0x80:
+        return 1
+    if c < 0x800:
+        return 2
+    if c < 0x10000:
+        return 1 if 0xD800 <= c <= 0xDFFF else 3  # a lone surrogate is encoded as "?"
+    return 4
+
+
+cdef inline size_t find_lt(const Unit *p, size_t i, size_t n) noexcept nogil:
+    """The first ``<`` at or after ``i``, or ``n`` (by memchr for bytes and 2-byte units, whose
+    ``<`` is a 0x3C byte at an even offset with a 0 beside it; by wmemchr for 4-byte units)."""
+    cdef const unsigned char *found
+    cdef const unsigned char *raw
+    cdef const unsigned char *stop
+    if i >= n:
+        return n
+    if Unit is uint8_t:
+        found = <const unsigned char *> memchr(p + i, b'<', n - i)
+        return <size_t> (found - p) if found != NULL else n
+    elif Unit is uint16_t:
+        raw = <const unsigned char *> (p + i)
+        stop = <const unsigned char *> (p + n)
+        while raw < stop:
+            found = <const unsigned char *> memchr(raw, 0x3C, stop - raw)
+            if found == NULL:
+                return n
+            if ((found - <const unsigned char *> p) & 1) == 0 and p[(found - <const unsigned char *> p) >> 1] == 60:
+                return <size_t> ((found - <const unsigned char *> p) >> 1)
+            raw = found + 1
+        return n
+    elif sizeof(wchar_t) == 4:
+        found = <const unsigned char *> wmemchr(<const wchar_t *> (p + i), 60, n - i)
+        return <size_t> ((<const uint32_t *> found) - p) if found != NULL else n
+    else:
+        while i < n and p[i] != 60:
+            i += 1
+        return i
+
+
+cdef int open_tag(const Unit *p, size_t i, size_t n, bint widths, size_t *name_len, size_t *end) noexcept nogil:
     """At ``p[i] == '<'``: 1 script, 2 style, 3 svg when an opening tag of one starts here and ends
-    with ``>`` within 4000 bytes (``end``: one past it), else 0."""
+    with ``>`` within 4000 bytes (``end``: one past it), else 0. ``widths``: ``p`` is a str's code
+    units, whose bytes are their UTF-8 widths."""
     cdef int kind = 0
-    cdef size_t j, limit
-    if i + 4 < n and lower(p[i + 1]) == b's':
-        if i + 7 <= n and lower(p[i + 2]) == b'c' and lower(p[i + 3]) == b'r' and lower(p[i + 4]) == b'i' \
-                and lower(p[i + 5]) == b'p' and lower(p[i + 6]) == b't':
+    cdef size_t j, limit, used
+    if i + 4 < n and lower_unit(p[i + 1]) == b's':
+        if i + 7 <= n and lower_unit(p[i + 2]) == b'c' and lower_unit(p[i + 3]) == b'r' \
+                and lower_unit(p[i + 4]) == b'i' and lower_unit(p[i + 5]) == b'p' and lower_unit(p[i + 6]) == b't':
             kind, name_len[0] = 1, 6
-        elif i + 6 <= n and lower(p[i + 2]) == b't' and lower(p[i + 3]) == b'y' and lower(p[i + 4]) == b'l' \
-                and lower(p[i + 5]) == b'e':
+        elif i + 6 <= n and lower_unit(p[i + 2]) == b't' and lower_unit(p[i + 3]) == b'y' \
+                and lower_unit(p[i + 4]) == b'l' and lower_unit(p[i + 5]) == b'e':
             kind, name_len[0] = 2, 5
-        elif lower(p[i + 2]) == b'v' and lower(p[i + 3]) == b'g':
+        elif lower_unit(p[i + 2]) == b'v' and lower_unit(p[i + 3]) == b'g':
             kind, name_len[0] = 3, 3
     if not kind:
         return 0
     j = i + 1 + name_len[0]
     if j < n and is_regex_word(p[j]):
         return 0
-    limit = j + 4000
-    if limit > n:
-        limit = n
-    while j < limit and p[j] != b'>':
-        j += 1
+    if widths:
+        used = 0
+        while j < n and p[j] != b'>':
+            used += utf8_width(p[j])
+            if used >= 4000:
+                return 0
+            j += 1
+    else:
+        limit = j + 4000
+        if limit > n:
+            limit = n
+        while j < limit and p[j] != b'>':
+            j += 1
     if j >= n or p[j] != b'>':
         return 0
     end[0] = j + 1
     return kind
 
 
-cdef size_t close_tag(const unsigned char *p, size_t i, size_t n, int kind, size_t *end) noexcept nogil:
+cdef size_t close_tag(const Unit *p, size_t i, size_t n, int kind, size_t *end) noexcept nogil:
     """The start of the first ``</name\\s*>`` at or after ``i`` (``end``: one past it), or ``n``."""
     cdef const char *name = b"script" if kind == 1 else (b"style" if kind == 2 else b"svg")
     cdef size_t length = 6 if kind == 1 else (5 if kind == 2 else 3)
     cdef size_t j, k
     while i + 2 + length < n:
-        if p[i] == b'<' and p[i + 1] == b'/':
+        i = find_lt(p, i, n - 2 - length)
+        if i + 2 + length >= n:
+            break
+        if p[i + 1] == b'/':
             k = 0
-            while k < length and lower(p[i + 2 + k]) == <unsigned char> name[k]:
+            while k < length and lower_unit(p[i + 2 + k]) == <unsigned char> name[k]:
                 k += 1
             if k == length:
                 j = i + 2 + length
@@ -940,59 +1100,171 @@ cdef size_t close_tag(const unsigned char *p, size_t i, size_t n, int kind, size
     return n
 
 
-def cut_no_text(bytes markup):
-    """``markup`` (UTF-8) without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD
-    scripts kept: the rules of ``extractor._cut_no_text`` over bytes (an opening tag's attributes
-    are limited to 4000 bytes rather than characters; an unclosed element ends the cutting)."""
-    cdef const unsigned char *p = markup
-    cdef size_t n = len(markup), i = 0, pos = 0, name_len = 0, open_end = 0, close_start, close_end = 0
-    cdef int kind
-    cdef const unsigned char *found
-    cdef Buf out
-    out.data = NULL
-    out.length = out.size = 0
-    try:
-        while i < n:
-            found = <const unsigned char *> memchr(p + i, b'<', n - i)
-            if found == NULL:
-                break
-            i = found - p
-            kind = open_tag(p, i, n, &name_len, &open_end)
-            if not kind:
-                i += 1
-                continue
-            close_start = close_tag(p, open_end, n, kind, &close_end)
-            if close_start >= n:
-                break
-            if kind == 1 and _contains(p + i, open_end - i, b"ld+json", 7):
-                i = close_end
-                continue
-            buf_add(&out, p + pos, i - pos)
-            pos = i = close_end
-        if pos == 0:
-            return markup
-        buf_add(&out, p + pos, n - pos)
-        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
-    finally:
-        free(out.data)
-
-
-cdef bint _contains(const unsigned char *p, size_t n, const char *needle, size_t m) noexcept nogil:
+cdef bint _contains(const Unit *p, size_t n, const char *needle, size_t m) noexcept nogil:
     """Whether ``p[:n]`` contains ``needle`` (lower-case ASCII), ignoring ASCII case."""
     cdef size_t i, j
-    cdef unsigned char c
     if m > n:
         return False
     for i in range(n - m + 1):
         for j in range(m):
-            c = p[i + j]
-            if 65 <= c <= 90:
-                c += 32
-            if c != <unsigned char> needle[j]:
+            if lower_unit(p[i + j]) != <unsigned char> needle[j]:
                 break
         else:
             return True
     return False
+
+
+cdef int cut_spans(const Unit *p, size_t n, bint widths, LongVec *keep) except -1:
+    """The spans of ``p[:n]`` that stay, as ``start, end`` pairs pushed onto ``keep`` (none when
+    nothing is cut)."""
+    cdef size_t i = 0, pos = 0, name_len = 0, open_end = 0, close_start, close_end = 0
+    cdef int kind
+    while i < n:
+        i = find_lt(p, i, n)
+        if i >= n:
+            break
+        kind = open_tag(p, i, n, widths, &name_len, &open_end)
+        if not kind:
+            i += 1
+            continue
+        close_start = close_tag(p, open_end, n, kind, &close_end)
+        if close_start >= n:
+            break
+        if kind == 1 and _contains(p + i, open_end - i, b"ld+json", 7):
+            i = close_end
+            continue
+        vec_push(keep, pos)
+        vec_push(keep, i)
+        pos = i = close_end
+    if pos:
+        vec_push(keep, pos)
+        vec_push(keep, n)
+    return 0
+
+
+def cut_no_text(bytes markup):
+    """``markup`` (UTF-8) without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD
+    scripts kept: the rules of ``blocks.cut_no_text`` over bytes (an opening tag's attributes
+    are limited to 4000 bytes rather than characters; an unclosed element ends the cutting)."""
+    cdef const uint8_t *p = markup
+    cdef size_t k
+    cdef LongVec keep
+    cdef Buf out
+    keep.data = NULL
+    keep.length = keep.size = 0
+    out.data = NULL
+    out.length = out.size = 0
+    try:
+        cut_spans(p, len(markup), False, &keep)
+        if not keep.length:
+            return markup
+        for k in range(0, keep.length, 2):
+            buf_add(&out, p + keep.data[k], keep.data[k + 1] - keep.data[k])
+        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
+    finally:
+        free(out.data)
+        free(keep.data)
+
+
+cdef int buf_reserve(Buf *b, size_t n) except -1:
+    """Room for ``n`` more bytes after ``b.length``."""
+    cdef size_t want = b.length + n
+    cdef unsigned char *grown
+    if want > b.size:
+        if want < 2 * b.size:
+            want = 2 * b.size
+        grown = <unsigned char *> realloc(b.data, want)
+        if grown == NULL:
+            raise MemoryError()
+        b.data = grown
+        b.size = want
+    return 0
+
+
+cdef int encode_utf8(Buf *out, const Unit *p, size_t a, size_t b) except -1:
+    """Appends ``p[a:b]`` as UTF-8, a lone surrogate as ``?`` (``str.encode("utf-8", "replace")``)."""
+    cdef size_t i, k
+    cdef uint32_t c
+    cdef unsigned char *o
+    buf_reserve(out, (b - a) * (2 if Unit is uint8_t else (3 if Unit is uint16_t else 4)))
+    o = out.data
+    k = out.length
+    i = a
+    while i < b:
+        c = p[i]
+        if c < 0x80:
+            o[k] = <unsigned char> c
+            k += 1
+            i += 1
+            # A run of ASCII, four units at a time.
+            while i + 4 <= b and (p[i] | p[i + 1] | p[i + 2] | p[i + 3]) < 0x80:
+                o[k] = <unsigned char> p[i]
+                o[k + 1] = <unsigned char> p[i + 1]
+                o[k + 2] = <unsigned char> p[i + 2]
+                o[k + 3] = <unsigned char> p[i + 3]
+                k += 4
+                i += 4
+            continue
+        i += 1
+        if c < 0x800:
+            o[k] = <unsigned char> (0xC0 | (c >> 6))
+            o[k + 1] = <unsigned char> (0x80 | (c & 0x3F))
+            k += 2
+        elif Unit is not uint8_t and c < 0x10000:
+            if 0xD800 <= c <= 0xDFFF:
+                o[k] = b'?'
+                k += 1
+            else:
+                o[k] = <unsigned char> (0xE0 | (c >> 12))
+                o[k + 1] = <unsigned char> (0x80 | ((c >> 6) & 0x3F))
+                o[k + 2] = <unsigned char> (0x80 | (c & 0x3F))
+                k += 3
+        elif Unit is uint32_t:
+            o[k] = <unsigned char> (0xF0 | (c >> 18))
+            o[k + 1] = <unsigned char> (0x80 | ((c >> 12) & 0x3F))
+            o[k + 2] = <unsigned char> (0x80 | ((c >> 6) & 0x3F))
+            o[k + 3] = <unsigned char> (0x80 | (c & 0x3F))
+            k += 4
+    out.length = k
+    return 0
+
+
+cdef bytes cut_encode(const Unit *p, size_t n, bint ascii):
+    """The cut of ``p[:n]`` (a str's code units), as UTF-8."""
+    cdef size_t k
+    cdef LongVec keep
+    cdef Buf out
+    keep.data = NULL
+    keep.length = keep.size = 0
+    out.data = NULL
+    out.length = out.size = 0
+    try:
+        cut_spans(p, n, not ascii, &keep)
+        if not keep.length:
+            vec_push(&keep, 0)
+            vec_push(&keep, n)
+        for k in range(0, keep.length, 2):
+            if Unit is uint8_t and ascii:
+                buf_add(&out, p + keep.data[k], keep.data[k + 1] - keep.data[k])
+            else:
+                encode_utf8(&out, p, keep.data[k], keep.data[k + 1])
+        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
+    finally:
+        free(out.data)
+        free(keep.data)
+
+
+def cut_no_text_str(str markup):
+    """:func:`cut_no_text` of ``markup.encode("utf-8", "replace")``, read from the str's own code
+    units: only the text that stays is encoded (scripts and styles are half of a page)."""
+    cdef int kind = PyUnicode_KIND(markup)
+    cdef size_t n = PyUnicode_GET_LENGTH(markup)
+    cdef const void *data = PyUnicode_DATA(markup)
+    if kind == PyUnicode_1BYTE_KIND:
+        return cut_encode(<const uint8_t *> data, n, PyUnicode_IS_ASCII(markup))
+    if kind == PyUnicode_2BYTE_KIND:
+        return cut_encode(<const uint16_t *> data, n, False)
+    return cut_encode(<const uint32_t *> data, n, False)
 
 
 # --------------------------------------------------------------------------- stage-1 features

@@ -791,11 +791,17 @@ def parse_page(markup: str | bytes) -> tuple[LexborHTMLParser, str | None]:
     The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
 
     Both run over the UTF-8 that lexbor reads anyway (``bytes`` are taken as UTF-8); with the
-    compiled walk the cut is its byte scanner (same cuts as :func:`cut_no_text`, tested).
+    compiled walk the cut is its scanner, over the bytes or over a str's own characters, which then
+    encodes only what stays (same cuts as :func:`cut_no_text`, tested).
     """
     walk = compiled_walk()
     if walk is not None:
-        data = walk.cut_no_text(markup if isinstance(markup, bytes) else markup.encode("utf-8", "replace"))
+        if isinstance(markup, bytes):
+            data = walk.cut_no_text(markup)
+        elif hasattr(walk, "cut_no_text_str"):  # only what stays is encoded
+            data = walk.cut_no_text_str(markup)
+        else:  # built before it had one
+            data = walk.cut_no_text(markup.encode("utf-8", "replace"))
     else:
         text = markup.decode("utf-8", "replace") if isinstance(markup, bytes) else markup
         data = cut_no_text(text).encode("utf-8", "replace")
