@@ -9,8 +9,9 @@ Usage::
 The fit (stage 1 a LightGBM tree ensemble, stage 2 logistic on out-of-fold stage-1 scores),
 thresholds and selection are those of ``bench/extract.py train`` and ``dom.select``;
 scoring emulates ``extract(method="auto")`` (BTE fallback when the classifier keeps < 10 words,
-the whole page when nothing is kept). Features come from whatever ``trawl.extract.features`` is
-importable (PYTHONPATH), so a candidate feature is tested by editing features.py and rerunning.
+the whole page when nothing is kept). Features come from this checkout's ``src/trawl`` (which
+``bench/extract.py`` puts first on ``sys.path``, ahead of PYTHONPATH), so a candidate feature is
+tested by editing features.py and rerunning (after ``cache`` when it changes how pages are parsed).
 """
 
 # ruff: noqa: PLC0415, N806, B023, PLR0917  (closures over the fold's weights are used within the fold)
