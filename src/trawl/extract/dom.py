@@ -109,7 +109,9 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     x1 = stage1_matrix(page)
     p1 = _sigmoid(_STAGE1.raw(x1, compiled_walk()))
     x2, best = stage2_matrix(page, p1)
-    p2 = _sigmoid(x2 @ _W2_STAGE2 + x1 @ _W2_STAGE1)
+    # einsum, not ``@``: a few hundred rows are not worth waking BLAS's threads, whose spinning
+    # afterwards costs more CPU than the product.
+    p2 = _sigmoid(np.einsum("ij,j->i", x2, _W2_STAGE2) + np.einsum("ij,j->i", x1, _W2_STAGE1))
     probs = p2.tolist()
     kept = select(page, probs, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
     at = [b.index for b in kept]
