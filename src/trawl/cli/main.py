@@ -1,59 +1,53 @@
 """The ``trawl`` command: a thin face over the library.
 
 Each command lives in its own module with ``register(subparsers)`` and ``run(args) -> int``;
-this module only builds the parser, dispatches, and turns trawl's errors into one-line messages
-with a non-zero exit status.
+this module only builds the parser (importing only the module of the command being run),
+dispatches, and turns trawl's errors into one-line messages with a non-zero exit status.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
 from trawl import __version__
-from trawl.cli import (
-    convert,
-    crawl,
-    decode_report,
-    dedup,
-    demo,
-    detect_encoding,
-    export,
-    extract,
-    get,
-    ingest,
-    langid,
-    show,
-    stats,
-    testweb,
-)
 from trawl.errors import ConfigError, MissingDependency, TrawlError
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMAND_MODULES", "build_parser", "command_modules", "main"]
 
-#: Every command, in the order ``trawl --help`` lists them.
-COMMANDS: tuple[ModuleType, ...] = (
-    crawl,
-    testweb,
-    ingest,
-    get,
-    export,
-    show,
-    detect_encoding,
-    langid,
-    convert,
-    extract,
-    decode_report,
-    dedup,
-    stats,
-    demo,
+#: Every command's module under ``trawl.cli``, in the order ``trawl --help`` lists them; the
+#: command's name is the module's with ``-`` for ``_``. Only the module of the command being run
+#: is imported: importing them all (the crawler, the converters and their libraries) took about a
+#: second before any command started.
+COMMAND_MODULES: tuple[str, ...] = (
+    "crawl",
+    "testweb",
+    "ingest",
+    "get",
+    "export",
+    "show",
+    "detect_encoding",
+    "langid",
+    "convert",
+    "extract",
+    "decode_report",
+    "dedup",
+    "stats",
+    "demo",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules(names: Sequence[str] = COMMAND_MODULES) -> tuple[ModuleType, ...]:
+    """The command modules ``names`` (default: every command's), imported."""
+    return tuple(importlib.import_module(f"trawl.cli.{name}") for name in names)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone (its name, as typed) when it is one."""
     parser = argparse.ArgumentParser(
         prog="trawl",
         description="Turn the web, archives and local files into a clean, randomly accessible "
@@ -62,13 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"trawl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.register(sub)
+    module = (command or "").replace("-", "_")
+    for loaded in command_modules([module] if module in COMMAND_MODULES else COMMAND_MODULES):
+        loaded.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The first word that is not an option names the command (trawl's own options take no value).
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
