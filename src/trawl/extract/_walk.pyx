@@ -466,25 +466,24 @@ cdef bytes vec_bytes(LongVec *v):
 # A page repeats its class strings ("menu-item menu-item-type-post_type ..." on every menu entry):
 # their hint bits are kept per page in an open-addressing table, keyed by the string's bytes.
 
+cdef struct NameSlot:
+    uint64_t hash  # 0: an empty slot
+    size_t at  # where the key starts in ``keys``
+    size_t length
+    long bits
+
+
 cdef struct NameCache:
-    uint64_t *hashes  # 0: an empty slot
-    int64_t *at  # where the key starts in ``keys``
-    int64_t *length
-    long *bits
-    size_t slots, count
+    NameSlot *slots
+    size_t size, count
     Buf keys
 
 
 cdef void name_cache_free(NameCache *c) noexcept:
-    free(c.hashes)
-    free(c.at)
-    free(c.length)
-    free(c.bits)
+    free(c.slots)
     free(c.keys.data)
-    c.hashes = NULL
-    c.at = c.length = NULL
-    c.bits = NULL
-    c.slots = c.count = 0
+    c.slots = NULL
+    c.size = c.count = 0
     c.keys.data = NULL
     c.keys.length = c.keys.size = 0
 
@@ -498,28 +497,18 @@ cdef inline uint64_t fnv1a(const unsigned char *p, size_t n) noexcept nogil:
 
 
 cdef int name_cache_grow(NameCache *c) except -1:
-    cdef size_t old_slots = c.slots, slots = 2 * c.slots if c.slots else 1024, i, j
-    cdef uint64_t *hashes = <uint64_t *> calloc(slots, sizeof(uint64_t))
-    cdef int64_t *at = <int64_t *> malloc(slots * sizeof(int64_t))
-    cdef int64_t *length = <int64_t *> malloc(slots * sizeof(int64_t))
-    cdef long *bits = <long *> malloc(slots * sizeof(long))
-    if hashes == NULL or at == NULL or length == NULL or bits == NULL:
-        free(hashes)
-        free(at)
-        free(length)
-        free(bits)
+    cdef size_t size = 2 * c.size if c.size else 1024, i, j
+    cdef NameSlot *slots = <NameSlot *> calloc(size, sizeof(NameSlot))
+    if slots == NULL:
         raise MemoryError()
-    for i in range(old_slots):
-        if c.hashes[i]:
-            j = c.hashes[i] & (slots - 1)
-            while hashes[j]:
-                j = (j + 1) & (slots - 1)
-            hashes[j], at[j], length[j], bits[j] = c.hashes[i], c.at[i], c.length[i], c.bits[i]
-    free(c.hashes)
-    free(c.at)
-    free(c.length)
-    free(c.bits)
-    c.hashes, c.at, c.length, c.bits, c.slots = hashes, at, length, bits, slots
+    for i in range(c.size):
+        if c.slots[i].hash:
+            j = c.slots[i].hash & (size - 1)
+            while slots[j].hash:
+                j = (j + 1) & (size - 1)
+            slots[j] = c.slots[i]
+    free(c.slots)
+    c.slots, c.size = slots, size
     return 0
 
 
@@ -528,20 +517,21 @@ cdef long cached_names_bits(NameCache *c, unsigned char *p, size_t n) except -1:
     when the same string came before."""
     cdef uint64_t h = fnv1a(p, n)
     cdef size_t j
-    cdef long bits
-    if 2 * (c.count + 1) > c.slots:
+    cdef NameSlot *slot
+    if 2 * (c.count + 1) > c.size:
         name_cache_grow(c)
-    j = h & (c.slots - 1)
-    while c.hashes[j]:
-        if c.hashes[j] == h and <size_t> c.length[j] == n and memcmp(c.keys.data + c.at[j], p, n) == 0:
-            return c.bits[j]
-        j = (j + 1) & (c.slots - 1)
-    c.hashes[j], c.at[j], c.length[j] = h, c.keys.length, n
+    j = h & (c.size - 1)
+    while c.slots[j].hash:
+        slot = &c.slots[j]
+        if slot.hash == h and slot.length == n and memcmp(c.keys.data + slot.at, p, n) == 0:
+            return slot.bits
+        j = (j + 1) & (c.size - 1)
+    slot = &c.slots[j]
+    slot.hash, slot.at, slot.length = h, c.keys.length, n
     buf_add(&c.keys, p, n)  # before names_bits lower-cases it
-    bits = names_bits(p, n)
-    c.bits[j] = bits
+    slot.bits = names_bits(p, n)
     c.count += 1
-    return bits
+    return slot.bits
 
 
 cdef class _Walk:
@@ -1146,24 +1136,7 @@ def cut_no_text(bytes markup):
     """``markup`` (UTF-8) without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD
     scripts kept: the rules of ``blocks.cut_no_text`` over bytes (an opening tag's attributes
     are limited to 4000 bytes rather than characters; an unclosed element ends the cutting)."""
-    cdef const uint8_t *p = markup
-    cdef size_t k
-    cdef LongVec keep
-    cdef Buf out
-    keep.data = NULL
-    keep.length = keep.size = 0
-    out.data = NULL
-    out.length = out.size = 0
-    try:
-        cut_spans(p, len(markup), False, &keep)
-        if not keep.length:
-            return markup
-        for k in range(0, keep.length, 2):
-            buf_add(&out, p + keep.data[k], keep.data[k + 1] - keep.data[k])
-        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
-    finally:
-        free(out.data)
-        free(keep.data)
+    return cut_encode(<const uint8_t *> markup, len(markup), True, markup)
 
 
 cdef int buf_reserve(Buf *b, size_t n) except -1:
@@ -1229,8 +1202,10 @@ cdef int encode_utf8(Buf *out, const Unit *p, size_t a, size_t b) except -1:
     return 0
 
 
-cdef bytes cut_encode(const Unit *p, size_t n, bint ascii):
-    """The cut of ``p[:n]`` (a str's code units), as UTF-8."""
+cdef bytes cut_encode(const Unit *p, size_t n, bint raw, bytes whole):
+    """The cut of ``p[:n]`` as UTF-8: bytes (or an ASCII str's units) copied as they are when
+    ``raw``, else a str's code units encoded. ``whole`` is returned as it is when nothing is cut
+    (``None``: everything is copied)."""
     cdef size_t k
     cdef LongVec keep
     cdef Buf out
@@ -1239,12 +1214,14 @@ cdef bytes cut_encode(const Unit *p, size_t n, bint ascii):
     out.data = NULL
     out.length = out.size = 0
     try:
-        cut_spans(p, n, not ascii, &keep)
+        cut_spans(p, n, not raw, &keep)
         if not keep.length:
+            if whole is not None:
+                return whole
             vec_push(&keep, 0)
             vec_push(&keep, n)
         for k in range(0, keep.length, 2):
-            if Unit is uint8_t and ascii:
+            if Unit is uint8_t and raw:
                 buf_add(&out, p + keep.data[k], keep.data[k + 1] - keep.data[k])
             else:
                 encode_utf8(&out, p, keep.data[k], keep.data[k + 1])
@@ -1261,10 +1238,10 @@ def cut_no_text_str(str markup):
     cdef size_t n = PyUnicode_GET_LENGTH(markup)
     cdef const void *data = PyUnicode_DATA(markup)
     if kind == PyUnicode_1BYTE_KIND:
-        return cut_encode(<const uint8_t *> data, n, PyUnicode_IS_ASCII(markup))
+        return cut_encode(<const uint8_t *> data, n, PyUnicode_IS_ASCII(markup), None)
     if kind == PyUnicode_2BYTE_KIND:
-        return cut_encode(<const uint16_t *> data, n, False)
-    return cut_encode(<const uint32_t *> data, n, False)
+        return cut_encode(<const uint16_t *> data, n, False, None)
+    return cut_encode(<const uint32_t *> data, n, False, None)
 
 
 # --------------------------------------------------------------------------- stage-1 features
