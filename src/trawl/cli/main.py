@@ -41,6 +41,9 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+_MODULE_OF = {name.replace("_", "-"): name for name in COMMAND_MODULES}
+
+
 def command_modules(names: Sequence[str] = COMMAND_MODULES) -> tuple[ModuleType, ...]:
     """The command modules ``names`` (default: every command's), imported."""
     return tuple(importlib.import_module(f"trawl.cli.{name}") for name in names)
@@ -56,8 +59,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"trawl {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    module = (command or "").replace("-", "_")
-    for loaded in command_modules([module] if module in COMMAND_MODULES else COMMAND_MODULES):
+    module = _MODULE_OF.get(command or "")
+    for loaded in command_modules([module] if module else COMMAND_MODULES):
         loaded.register(sub)
     return parser
 
