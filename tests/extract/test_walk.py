@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
@@ -204,6 +205,49 @@ def test_the_str_cut_equals_the_byte_cut_of_the_encoded_str() -> None:
     for html in _CUT_CASES + edges + fuzz + (_wcxb(60) if DATA.is_dir() else []):
         for text in (html, html.encode("latin-1", "replace").decode("latin-1")):  # also 1-byte str kinds
             assert walk.cut_no_text_str(text) == walk.cut_no_text(text.encode("utf-8", "replace")), text[:60]
+
+
+def _random_walk(rnd: random.Random) -> tuple[list[int], list[int], list[int], list[int]]:
+    """A random element tree in document order (``end``) and the blocks a walk of it would give
+    (``element``: text before, between and after children, so elements go back to their parent)."""
+    end: list[int] = []
+    words: list[int] = []
+    links: list[int] = []
+    element: list[int] = []
+
+    def text(el: int) -> None:
+        if rnd.random() < 0.5:
+            w = rnd.randrange(0, 30) if rnd.random() < 0.9 else 0
+            words.append(w)
+            links.append(rnd.randrange(0, w + 1))
+            element.append(el)
+
+    def grow(depth: int) -> None:
+        me = len(end)
+        end.append(0)
+        text(me)
+        for _ in range(rnd.randrange(0, 4) if depth < 6 else 0):
+            grow(depth + 1)
+            text(me)
+        end[me] = len(end)
+
+    grow(0)
+    return words, links, element, end
+
+
+@needs_compiled
+def test_compiled_page_columns_match_numpy() -> None:
+    walk = blocks._compiled()
+    rnd = random.Random(11)
+    cases = [_random_walk(rnd) for _ in range(2000)] + [([], [], [], [1])]
+    for markup in _wcxb(30) if DATA.is_dir() else []:
+        page = parse_blocks(markup)
+        cases.append((page.words, page.link_words, page.element, page.end))
+    for case in cases:
+        words, links, element, end = (np.asarray(c, dtype=np.int64) for c in case)
+        fast = [np.frombuffer(raw, dtype=np.int64) for raw in walk.page_columns(words, links, element, end)]
+        for got, want in zip(fast, blocks._page_columns(words, links, element, end), strict=True):
+            assert np.array_equal(got, want), (case, got, want)
 
 
 _BOILER_CASES = [

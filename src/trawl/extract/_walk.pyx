@@ -14,8 +14,8 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints",
-    "stage1_fill", "stage2_fill", "walk",
+    "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
+    "init", "init_boiler", "init_hints", "page_columns", "stage1_fill", "stage2_fill", "walk",
 ]
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -854,6 +854,57 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hi
         vec_bytes(&els.tag), vec_bytes(&els.parent), vec_bytes(&els.depth), vec_bytes(&els.hints),
         vec_bytes(&els.ahints), vec_bytes(&els.inside), vec_bytes(&els.end),
     )
+
+def page_columns(
+    const int64_t[::1] words, const int64_t[::1] links, const int64_t[::1] element, const int64_t[::1] end,
+):
+    """What blocks._page_columns derives from a walk's columns, as native int64 bytes: per element
+    its subtree's words and link words and the first block of its subtree (0 for a subtree
+    without words), per block its word offset in the page."""
+    cdef Py_ssize_t n = words.shape[0], n_el = end.shape[0], i, j
+    cdef int64_t reach = -1
+    cdef int64_t *own = <int64_t *> calloc(n_el + 1, sizeof(int64_t))
+    cdef int64_t *own_links = <int64_t *> calloc(n_el + 1, sizeof(int64_t))
+    cdef bytearray el_words = bytearray(n_el * sizeof(int64_t))
+    cdef bytearray el_links = bytearray(n_el * sizeof(int64_t))
+    cdef bytearray order = bytearray(n_el * sizeof(int64_t))
+    cdef bytearray start = bytearray(n * sizeof(int64_t))
+    cdef int64_t *ew = <int64_t *> (<char *> el_words)
+    cdef int64_t *el = <int64_t *> (<char *> el_links)
+    cdef int64_t *first = <int64_t *> (<char *> order)
+    cdef int64_t *at = <int64_t *> (<char *> start)
+    if own == NULL or own_links == NULL:
+        free(own)
+        free(own_links)
+        raise MemoryError()
+    try:
+        # Prefix sums over elements of the words their own blocks hold: a subtree [i, end[i]) sums
+        # to a difference.
+        for j in range(n):
+            own[element[j] + 1] += words[j]
+            own_links[element[j] + 1] += links[j]
+        for i in range(n_el):
+            own[i + 1] += own[i]
+            own_links[i + 1] += own_links[i]
+        # A subtree's first block: the first whose element, as a running maximum, reaches it.
+        j = 0
+        for i in range(n_el):
+            ew[i] = own[end[i]] - own[i]
+            el[i] = own_links[end[i]] - own_links[i]
+            while j < n and (element[j] if element[j] > reach else reach) < i:
+                if element[j] > reach:
+                    reach = element[j]
+                j += 1
+            first[i] = j if ew[i] > 0 else 0
+        if n:
+            at[0] = 0
+        for j in range(1, n):
+            at[j] = at[j - 1] + words[j - 1]
+        return bytes(el_words), bytes(el_links), bytes(order), bytes(start)
+    finally:
+        free(own)
+        free(own_links)
+
 
 # --------------------------------------------------------------------------- boilerplate phrases
 # features._BOILER as a trie over a block's UTF-8 text (ASCII letters lower-cased on the fly):

@@ -498,23 +498,38 @@ def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
     total, found = walk.hidden_sizes(root, _hidden_style, remove_hidden)
     drop = {node for node, size in found if _dropped(size, total)}
     texts, *columns = walk.walk(root, drop, _hint_cache, hint_bits, HIDDEN_BIT)
-    return _page(texts, [np.frombuffer(raw, dtype=np.int64) for raw in columns])
+    arrays = [np.frombuffer(raw, dtype=np.int64) for raw in columns]
+    if not hasattr(walk, "page_columns"):  # built before it had one
+        return _page(texts, arrays)
+    at = {name: arrays[_WALKED.index(name)] for name in ("words", "link_words", "element", "end")}
+    derived = walk.page_columns(at["words"], at["link_words"], at["element"], at["end"])
+    return _page(texts, arrays, [np.frombuffer(raw, dtype=np.int64) for raw in derived])
 
 
 _WALKED = (
     "words", "link_words", "element",
     "tag_index", "parent", "depth", "hints", "ancestor_hints", "inside", "end",
 )  # fmt: skip
+_DERIVED = ("el_words", "el_link_words", "order", "start")
 
 
-def _page(texts: list[str], columns: list[Any]) -> PageBlocks:
-    """A page from the walk's columns (:data:`_WALKED`, either walk), with what follows from them:
-    word offsets, and per element the words, link words and first block of its subtree. A subtree
-    is the run of elements ``[i, end[i])`` and its blocks a run of blocks (a subtree's text is
-    contiguous), so sums are differences of prefix sums and a subtree's first block is the first
-    whose element, as a running maximum, reaches ``i``."""
+def _page(texts: list[str], columns: list[Any], derived: list[Any] | None = None) -> PageBlocks:
+    """A page from the walk's columns (:data:`_WALKED`, either walk), with what follows from them
+    (:data:`_DERIVED`: given by the compiled module's ``page_columns``, else computed here, the
+    reference): word offsets, and per element the words, link words and first block of its
+    subtree. A subtree is the run of elements ``[i, end[i])`` and its blocks a run of blocks (a
+    subtree's text is contiguous), so sums are differences of prefix sums and a subtree's first
+    block is the first whose element, as a running maximum, reaches ``i``."""
     arrays = dict(zip(_WALKED, columns, strict=True))
-    words, links, element, end = arrays["words"], arrays["link_words"], arrays["element"], arrays["end"]
+    words = arrays["words"]
+    if derived is None:
+        derived = _page_columns(words, arrays["link_words"], arrays["element"], arrays["end"])
+    arrays.update(zip(_DERIVED, derived, strict=True))
+    return PageBlocks(texts, int(words.sum()), **arrays)
+
+
+def _page_columns(words: Any, links: Any, element: Any, end: Any) -> list[Any]:
+    """:data:`_DERIVED` in numpy (see :func:`_page`)."""
     n_el = len(end)
     at = np.arange(n_el)
     # (bincount sums in float64: exact for word counts.)
@@ -522,11 +537,12 @@ def _page(texts: list[str], columns: list[Any]) -> PageBlocks:
     own_links = np.concatenate(([0], np.cumsum(np.bincount(element, weights=links, minlength=n_el))))
     el_words = (own[end] - own[at]).astype(np.int64)
     reach = np.maximum.accumulate(element) if len(element) else element
-    arrays["el_words"] = el_words
-    arrays["el_link_words"] = (own_links[end] - own_links[at]).astype(np.int64)
-    arrays["order"] = np.where(el_words > 0, np.searchsorted(reach, at, side="left"), 0)
-    arrays["start"] = np.cumsum(words) - words
-    return PageBlocks(texts, int(words.sum()), **arrays)
+    return [
+        el_words,
+        (own_links[end] - own_links[at]).astype(np.int64),
+        np.where(el_words > 0, np.searchsorted(reach, at, side="left"), 0),
+        np.cumsum(words) - words,
+    ]
 
 
 def _parse_python(body: Any, remove_hidden: bool) -> PageBlocks:
