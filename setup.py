@@ -32,7 +32,9 @@ def extensions() -> list[Extension]:
     except ImportError:
         print("warning: Cython is not installed; trawl.extract._walk not built")
         return []
-    ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O2", "-g0"])
+    # -O3 (loop vectorisation) is ~2 % faster on the extractor than -O2, and gives the same numbers:
+    # without -ffast-math the compiler keeps every floating-point operation in order.
+    ext = Extension("trawl.extract._walk", ["src/trawl/extract/_walk.pyx"], extra_compile_args=["-O3", "-g0"])
     # The generated C goes to build/, not beside the .pyx (it is an artefact, not a source).
     return list(cythonize([ext], language_level=3, quiet=True, build_dir="build"))
 
