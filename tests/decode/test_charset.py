@@ -301,6 +301,14 @@ def test_utf16_without_bom_by_its_nuls() -> None:
         assert (d.encoding, d.source, d.text) == (name, "nul-pattern", f"<html><p>{CAFE}</p></html>")
     d = decode_html("<p>hello there</p>".encode("utf-16-le"), "text/html; charset=utf-8")
     assert (d.encoding, d.overruled) == ("utf-16le", "declared-ascii-is-utf16")
+    # One NUL-pattern test for the chain and the detector (detect.nul_pattern): NUL padding after
+    # the text, and astral characters (surrogate pairs: high bytes D8-DF, no NULs), still read
+    # as UTF-16 here, under trawl's name for it, not left to the detector.
+    padded = decode_html((f"<p>{CAFE} and more</p>" * 4).encode("utf-16-le") + b"\x00" * 7)
+    assert (padded.encoding, padded.source) == ("utf-16le", "nul-pattern")
+    emoji_text = "\U0001f600 emoji text " * 10
+    emoji = decode_html(emoji_text.encode("utf-16-be"))
+    assert (emoji.encoding, emoji.source, emoji.text) == ("utf-16be", "nul-pattern", emoji_text)
 
 
 def test_utf32_bom_only_outside_html() -> None:

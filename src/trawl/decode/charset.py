@@ -8,7 +8,9 @@ encoding"), first match wins:
 3. ``<meta charset>`` or ``<meta http-equiv=content-type content="…charset=…">`` found by the
    standard's *prescan* of the first 1024 bytes — ``meta``;
 4. an XML declaration's ``encoding`` (or the UTF-16 pattern of ``<?x`` without a BOM) — ``xml``;
-5. UTF-16 without a BOM, by the pattern of NUL bytes that ASCII characters leave — ``nul-pattern``;
+5. UTF-16 without a BOM, by the pattern of NUL bytes that ASCII characters leave (and the
+   surrogate bytes of astral ones: the detector's own test, :func:`trawl.decode.detect.nul_pattern`)
+   — ``nul-pattern``;
 6. UTF-8, when the bytes are valid UTF-8 (a character cut by truncation at the very end is
    forgiven, counted as one error, when earlier multi-byte characters show the page is UTF-8)
    — ``utf8-valid``;
@@ -62,7 +64,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from trawl.convert.sniff import effective_type, is_textual
-from trawl.decode.detect import EncodingDetector, default_detector
+from trawl.decode.detect import EncodingDetector, default_detector, nul_pattern
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
 from trawl.decode.mojibake import check_mojibake
 from trawl.document import Document
@@ -480,20 +482,10 @@ _UTF16 = ("utf-16le", "utf-16be")
 
 
 def _utf16_by_nuls(body: bytes) -> str | None:
-    """``utf-16le``/``utf-16be`` when the sample's NULs sit where UTF-16 puts ASCII's high bytes."""
-    sample = body[: SAMPLE_BYTES & ~1]
-    pairs = len(sample) // 2
-    if pairs < 4:
-        return None
-    even, odd = sample[0::2], sample[1::2]
-    # Mostly-ASCII UTF-16 has a NUL in one byte of (nearly) every pair, almost never in the other,
-    # and text in that other byte; NUL-filled and binary files fail one of the three.
-    for nuls, other, name in ((odd, even, "utf-16le"), (even, odd, "utf-16be")):
-        if nuls.count(0) >= pairs * 0.3 and other.count(0) <= pairs * 0.02:
-            printable = sum(1 for b in other[:4096] if 0x20 <= b < 0x7F or b in (9, 10, 13))
-            if printable >= min(pairs, 4096) * 0.3:
-                return name
-    return None
+    """``utf-16le``/``utf-16be`` when the NULs sit where UTF-16 puts ASCII's high bytes
+    (:func:`~trawl.decode.detect.nul_pattern`; its UTF-32 answers are left to the detector, as
+    UTF-32 is no web encoding)."""
+    return {"utf-16-le": "utf-16le", "utf-16-be": "utf-16be"}.get(nul_pattern(body) or "")
 
 
 def _cjk_utf16(body: bytes) -> str | None:

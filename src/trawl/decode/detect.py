@@ -54,6 +54,7 @@ __all__ = [
     "EncodingDetector",
     "ModelDetector",
     "default_detector",
+    "nul_pattern",
 ]
 
 #: Bytes of (tag-stripped) input scored by the model at most.
@@ -318,8 +319,11 @@ def _utf8_multibyte(data: bytes) -> int:
     return len(head) - len(text)
 
 
-def _nul_pattern(data: bytes) -> str | None:
-    """UTF-32/UTF-16 without a BOM, from where the zero (and surrogate) bytes are."""
+def nul_pattern(data: bytes) -> str | None:
+    """UTF-32/UTF-16 without a BOM, from where the zero (and surrogate) bytes are: a Python codec
+    name (``utf-16-le``, ``utf-32-be``…) when the first 4096 bytes show the pattern and decode
+    strictly (UTF-32 also to text without control characters), else ``None``. The one NUL-pattern
+    test: the detector's first step, and step 5 of :func:`trawl.decode.charset.decode_document`."""
     n = min(len(data), 4096)
     if n < 4:
         return None
@@ -370,7 +374,7 @@ class ModelDetector:
         for bom, enc in _BOMS:
             if data.startswith(bom):
                 return Detection(enc, 1.0)
-        wide = _nul_pattern(data)
+        wide = nul_pattern(data)
         if wide is not None:
             return Detection(wide, 0.95)
         if data.isascii():
