@@ -151,6 +151,15 @@ def test_compiled_walk_is_built_here() -> None:
     assert compiled_walk_status() == "ready"
 
 
+@needs_compiled
+def test_a_build_lacking_a_function_the_python_calls_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trawl.extract import _walk
+
+    assert set(blocks._WALK_FUNCTIONS) == set(_walk.__all__)  # the list follows the module
+    monkeypatch.delattr(_walk, "page_columns")
+    assert blocks._load_compiled().startswith("stale build")
+
+
 def test_asking_for_the_compiled_walk_when_absent_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(blocks._CompiledWalk, "state", "not built (test)")
     with pytest.raises(RuntimeError, match="not available"):

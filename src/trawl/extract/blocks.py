@@ -34,6 +34,7 @@ import ctypes
 import os
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -499,11 +500,11 @@ def _parse_compiled(body: Any, remove_hidden: bool) -> PageBlocks:
     drop = {node for node, size in found if _dropped(size, total)}
     texts, *columns = walk.walk(root, drop, _hint_cache, hint_bits, HIDDEN_BIT)
     arrays = [np.frombuffer(raw, dtype=np.int64) for raw in columns]
-    if not hasattr(walk, "page_columns"):  # built before it had one
-        return _page(texts, arrays)
-    at = {name: arrays[_WALKED.index(name)] for name in ("words", "link_words", "element", "end")}
-    derived = walk.page_columns(at["words"], at["link_words"], at["element"], at["end"])
-    return _page(texts, arrays, [np.frombuffer(raw, dtype=np.int64) for raw in derived])
+
+    def derive(*walked: Any) -> list[Any]:
+        return [np.frombuffer(raw, dtype=np.int64) for raw in walk.page_columns(*walked)]
+
+    return _page(texts, arrays, derive)
 
 
 _WALKED = (
@@ -513,17 +514,17 @@ _WALKED = (
 _DERIVED = ("el_words", "el_link_words", "order", "start")
 
 
-def _page(texts: list[str], columns: list[Any], derived: list[Any] | None = None) -> PageBlocks:
+def _page(texts: list[str], columns: list[Any], derive: Callable[..., list[Any]] | None = None) -> PageBlocks:
     """A page from the walk's columns (:data:`_WALKED`, either walk), with what follows from them
-    (:data:`_DERIVED`: given by the compiled module's ``page_columns``, else computed here, the
-    reference): word offsets, and per element the words, link words and first block of its
-    subtree. A subtree is the run of elements ``[i, end[i])`` and its blocks a run of blocks (a
-    subtree's text is contiguous), so sums are differences of prefix sums and a subtree's first
-    block is the first whose element, as a running maximum, reaches ``i``."""
+    (:data:`_DERIVED`, by ``derive(words, link_words, element, end)``: the compiled module's
+    ``page_columns``, else :func:`_page_columns`, the reference): word offsets, and per element
+    the words, link words and first block of its subtree. A subtree is the run of elements
+    ``[i, end[i])`` and its blocks a run of blocks (a subtree's text is contiguous), so sums are
+    differences of prefix sums and a subtree's first block is the first whose element, as a
+    running maximum, reaches ``i``."""
     arrays = dict(zip(_WALKED, columns, strict=True))
     words = arrays["words"]
-    if derived is None:
-        derived = _page_columns(words, arrays["link_words"], arrays["element"], arrays["end"])
+    derived = (derive or _page_columns)(words, arrays["link_words"], arrays["element"], arrays["end"])
     arrays.update(zip(_DERIVED, derived, strict=True))
     return PageBlocks(texts, int(words.sum()), **arrays)
 
@@ -718,6 +719,14 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
     return out
 
 
+#: What the Python side calls in the compiled module: a build that lacks one is not used at all.
+_WALK_FUNCTIONS = (
+    "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes",
+    "hint_bits_ascii", "init", "init_boiler", "init_hints", "page_columns", "stage1_fill", "stage2_fill",
+    "walk",
+)  # fmt: skip
+
+
 def _load_compiled() -> str:
     if os.environ.get("TRAWL_PURE_PYTHON"):
         return "disabled by TRAWL_PURE_PYTHON"
@@ -725,6 +734,9 @@ def _load_compiled() -> str:
         from trawl.extract import _walk  # noqa: PLC0415 - optional: built on install when it can be
     except ImportError as exc:
         return f"not built ({exc})"
+    missing = [name for name in _WALK_FUNCTIONS if not hasattr(_walk, name)]
+    if missing:  # a module built from an older _walk.pyx, left in a source checkout
+        return f"stale build, rebuild it with pip install -e . (it lacks {', '.join(missing)})"
     try:
         lib = ctypes.CDLL(lx.__file__)
 
@@ -812,12 +824,8 @@ def parse_page(markup: str | bytes) -> tuple[LexborHTMLParser, str | None]:
     """
     walk = compiled_walk()
     if walk is not None:
-        if isinstance(markup, bytes):
-            data = walk.cut_no_text(markup)
-        elif hasattr(walk, "cut_no_text_str"):  # only what stays is encoded
-            data = walk.cut_no_text_str(markup)
-        else:  # built before it had one
-            data = walk.cut_no_text(markup.encode("utf-8", "replace"))
+        # A str is cut in its own characters, and only what stays is encoded.
+        data = walk.cut_no_text(markup) if isinstance(markup, bytes) else walk.cut_no_text_str(markup)
     else:
         text = markup.decode("utf-8", "replace") if isinstance(markup, bytes) else markup
         data = cut_no_text(text).encode("utf-8", "replace")

@@ -70,7 +70,7 @@ class Forest:
         """The summed leaf values for every row of ``x`` (float64, C-contiguous), by the compiled
         module ``walk`` when given, else by numpy."""
         x = np.ascontiguousarray(x, dtype=np.float64)
-        if walk is None or not hasattr(walk, "forest_raw"):  # not built, or built before it had one
+        if walk is None:  # not built (blocks.compiled_walk: a stale build is not used either)
             return forest_raw_numpy(self, x)
         out = np.empty(len(x))
         walk.forest_raw(x, self.feature, self.threshold, self.left, self.right, self.leaf, self.roots, out)
