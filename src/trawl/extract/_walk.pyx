@@ -964,7 +964,7 @@ cdef bint boiler_search(const unsigned char *p, size_t n) noexcept:
         node = 0
         j = i
         while j < n:
-            c = lower(p[j])
+            c = <unsigned char> lower(p[j])
             nxt = _boiler_trie.next[node * 256 + c]
             if nxt == 0:
                 break
@@ -1010,25 +1010,22 @@ def boiler_hits(list texts, list candidates, object fallback):
 # --------------------------------------------------------------------------- cutting scripts
 
 
-cdef inline unsigned char lower(unsigned char c) noexcept nogil:
-    return c + 32 if b'A' <= c <= b'Z' else c
-
-
-cdef inline uint32_t lower_unit(uint32_t c) noexcept nogil:
+cdef inline uint32_t lower(uint32_t c) noexcept nogil:
+    """ASCII lower case of a byte or a code unit."""
     return c + 32 if 65 <= c <= 90 else c
 
 
 cdef inline bint is_regex_word(uint32_t c) noexcept nogil:
     """``\\w`` for the character after a tag name (non-ASCII ones count as word characters: in
     UTF-8, every byte of them does)."""
-    return (97 <= c <= 122) or (48 <= c <= 57) or c == 95 or (65 <= c <= 90) or c >= 0x80
+    return c >= 0x80 or is_word_char(<unsigned char> c)
 
 
 cdef inline bint is_ascii_ws(uint32_t c) noexcept nogil:
     return c == 32 or (9 <= c <= 13)
 
 
-# The cut reads bytes (UTF-8) or a str's own code units (``uint8_t/2/4``): the same scanner, with
+# The cut reads bytes (UTF-8) or a str's own code units (1, 2 or 4 bytes each): the same scanner, with
 # one rule made explicit where the two differ, the 4000-byte bound on an opening tag, which a str
 # counts in the UTF-8 bytes its characters will take.
 ctypedef fused Unit:
@@ -1084,14 +1081,14 @@ cdef int open_tag(const Unit *p, size_t i, size_t n, bint widths, size_t *name_l
     units, whose bytes are their UTF-8 widths."""
     cdef int kind = 0
     cdef size_t j, limit, used
-    if i + 4 < n and lower_unit(p[i + 1]) == b's':
-        if i + 7 <= n and lower_unit(p[i + 2]) == b'c' and lower_unit(p[i + 3]) == b'r' \
-                and lower_unit(p[i + 4]) == b'i' and lower_unit(p[i + 5]) == b'p' and lower_unit(p[i + 6]) == b't':
+    if i + 4 < n and lower(p[i + 1]) == b's':
+        if i + 7 <= n and lower(p[i + 2]) == b'c' and lower(p[i + 3]) == b'r' \
+                and lower(p[i + 4]) == b'i' and lower(p[i + 5]) == b'p' and lower(p[i + 6]) == b't':
             kind, name_len[0] = 1, 6
-        elif i + 6 <= n and lower_unit(p[i + 2]) == b't' and lower_unit(p[i + 3]) == b'y' \
-                and lower_unit(p[i + 4]) == b'l' and lower_unit(p[i + 5]) == b'e':
+        elif i + 6 <= n and lower(p[i + 2]) == b't' and lower(p[i + 3]) == b'y' \
+                and lower(p[i + 4]) == b'l' and lower(p[i + 5]) == b'e':
             kind, name_len[0] = 2, 5
-        elif lower_unit(p[i + 2]) == b'v' and lower_unit(p[i + 3]) == b'g':
+        elif lower(p[i + 2]) == b'v' and lower(p[i + 3]) == b'g':
             kind, name_len[0] = 3, 3
     if not kind:
         return 0
@@ -1128,7 +1125,7 @@ cdef size_t close_tag(const Unit *p, size_t i, size_t n, int kind, size_t *end) 
             break
         if p[i + 1] == b'/':
             k = 0
-            while k < length and lower_unit(p[i + 2 + k]) == <unsigned char> name[k]:
+            while k < length and lower(p[i + 2 + k]) == <unsigned char> name[k]:
                 k += 1
             if k == length:
                 j = i + 2 + length
@@ -1148,7 +1145,7 @@ cdef bint _contains(const Unit *p, size_t n, const char *needle, size_t m) noexc
         return False
     for i in range(n - m + 1):
         for j in range(m):
-            if lower_unit(p[i + j]) != <unsigned char> needle[j]:
+            if lower(p[i + j]) != <unsigned char> needle[j]:
                 break
         else:
             return True
@@ -1457,7 +1454,7 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     if n == 0 or n > 8:
         return False
     for k in range(n):
-        b[k] = lower(p[k])
+        b[k] = <unsigned char> lower(p[k])
     if n == 1:
         return b[0] == b'p' or b[0] == b'a'
     if n == 2:
