@@ -388,3 +388,70 @@ def test_compiled_guard_matches_the_python_guard() -> None:
             assert (fast, why) == (slow.encode(), slow_why)
             rewritten += why is not None
     assert rewritten > 100
+
+
+_META_EDGE_PAGES = [
+    "<html class='author-page'><head><title>T</title></head><body><p>x</p></body></html>",
+    "<head><meta content><meta name=Author content=' A  B '><meta property=og:title content=OG>"
+    "<meta itemprop=datePublished><meta name=x></head><body><h1>Head</h1></body>",
+    "<body><script TYPE='Application/LD+JSON'>{\"headline\": \"H\"}</script>"
+    "<script type=application/ld+json></script><script type='text/json'>{}</script></body>",
+    "<body><a REL='nofollow Author' href=/u>Rel</a><a rel=author>No href</a><a rel>bare</a>"
+    "<span class='x-byline'>By Someone</span><div class='AUTHOR'>upper</div>"
+    "<p class='post-author-name'>Name <b>Bold</b></p><span itemprop=author>I P</span></body>",
+    "<body><h1 class=logo><a href='https://x.org/'>Site</a></h1><h1><a>no href</a><a href=/>"
+    "Home</a> more</h1><h1><span><a href>empty</a></span></h1><time>May 1, 2024</time>"
+    "<time datetime='2024-05-02'>x</time><div itemprop='datePublished' content='2024-01-01'></div>"
+    "</body>",
+    "<body><h1>caf\u00e9 &amp; <i>\U0001f600</i></h1><div class='author'><a href=/a class=author>"
+    "A</a></div><template><span class=author>in template</span></template></body>",
+    "<body><p>no metadata at all</p></body>",
+    "",
+]
+_META_ATTRS = ("content", "property", "name", "itemprop", "type", "rel", "class", "datetime")
+
+
+def _meta_pages() -> list[str]:
+    return _META_EDGE_PAGES + (_wcxb(120) if DATA.is_dir() else [])
+
+
+@needs_compiled
+def test_compiled_metadata_scan_finds_what_the_selectors_find() -> None:
+    from trawl.extract import metadata
+
+    walk = blocks._compiled()
+    for html in _meta_pages():
+        tree = LexborHTMLParser(html)
+        found = {c.node: (i, c) for i, c in enumerate(metadata._candidates(tree))}
+        assert all(isinstance(c, metadata._Candidate) for _, c in found.values())
+        selected = tree.css(metadata._WANTED)
+        # Every element the selectors match is a candidate, in the same order, read the same.
+        order = [found[node.mem_id][0] for node in selected]
+        assert order == sorted(order)
+        for node in selected:
+            candidate = found[node.mem_id][1]
+            assert candidate.tag in ("", node.tag)
+            assert candidate.tag or node.tag not in blocks.META_TAGS
+            for name in _META_ATTRS:
+                assert (name in candidate.attrs) == (name in node.attrs)
+                assert candidate.attrs.get(name) == node.attrs.get(name)
+            assert candidate.text() == node.text(deep=True)
+            link, compiled_link = node.css_first("a[href]"), metadata._first_link(candidate)
+            assert (link is None) == (compiled_link is None)
+            if link is not None and compiled_link is not None:
+                assert compiled_link.attrs["href"] == link.attrs.get("href")
+                assert compiled_link.text() == link.text(deep=True)
+        if tree.root is not None:
+            assert walk.meta_text(tree.root.mem_id) == tree.root.text(deep=True)
+
+
+@needs_compiled
+def test_compiled_metadata_scan_gives_the_same_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trawl.extract import metadata
+
+    pages = _meta_pages()
+    fast = [metadata.read_metadata(LexborHTMLParser(html), "https://x.org/2024/05/03/a") for html in pages]
+    monkeypatch.setattr(metadata, "compiled_walk", lambda: None)
+    slow = [metadata.read_metadata(LexborHTMLParser(html), "https://x.org/2024/05/03/a") for html in pages]
+    assert fast == slow
+    assert any(m.author for m in fast[: len(_META_EDGE_PAGES)])

@@ -722,9 +722,11 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
 #: What the Python side calls in the compiled module: a build that lacks one is not used at all.
 _WALK_FUNCTIONS = (
     "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes",
-    "hint_bits_ascii", "init", "init_boiler", "init_hints", "page_columns", "stage1_fill", "stage2_fill",
-    "walk",
+    "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta", "meta_candidates",
+    "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill", "walk",
 )  # fmt: skip
+#: The elements metadata.read_metadata wants by tag (``a`` only with a ``rel``).
+META_TAGS = ("meta", "script", "h1", "title", "time", "a")
 
 
 def _load_compiled() -> str:
@@ -767,6 +769,7 @@ def _load_compiled() -> str:
             groups,
         )
         _walk.init_hints(_hint_keywords(), 1 << 6)
+        _walk.init_meta(addr("lxb_dom_attr_qualified_name"), {_tid(t): t for t in META_TAGS}, _ANCHOR_ID)
         _CompiledWalk.module = _walk
         fast = _parse_compiled(LexborHTMLParser(_PROBE_PAGE).body, True)
         slow = _parse_python(LexborHTMLParser(_PROBE_PAGE).body, True)
