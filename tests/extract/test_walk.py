@@ -394,7 +394,7 @@ _META_EDGE_PAGES = [
     "<html class='author-page'><head><title>T</title></head><body><p>x</p></body></html>",
     "<head><meta content><meta name=Author content=' A  B '><meta property=og:title content=OG>"
     "<meta itemprop=datePublished><meta name=x></head><body><h1>Head</h1></body>",
-    "<body><script TYPE='Application/LD+JSON'>{\"headline\": \"H\"}</script>"
+    '<body><script TYPE=\'Application/LD+JSON\'>{"headline": "H"}</script>'
     "<script type=application/ld+json></script><script type='text/json'>{}</script></body>",
     "<body><a REL='nofollow Author' href=/u>Rel</a><a rel=author>No href</a><a rel>bare</a>"
     "<span class='x-byline'>By Someone</span><div class='AUTHOR'>upper</div>"
