@@ -757,6 +757,7 @@ cdef attr_str_f _attr_qname = NULL  # lxb_dom_attr_qualified_name: names as sele
 cdef unsigned char _meta_code[N_TAGS]  # 0, or 1 + index of the tag's name in _meta_names
 cdef tuple _meta_names = ()
 cdef size_t _anchor_id = 0
+cdef int _meta_names_meta = -1  # the code of <meta>
 cdef bint _meta_ready = False
 
 # The attributes read_metadata reads, by qualified name (HTML attribute names are lower case).
@@ -766,7 +767,7 @@ cdef tuple _META_ATTRS = ("content", "property", "name", "itemprop", "type", "re
 def init_meta(size_t qualified_name, dict tags, size_t anchor_id):
     """lexbor's ``lxb_dom_attr_qualified_name`` address, and ``{tag id: name}`` of the elements
     wanted by tag (``meta``, ``script``, ``h1``, ``title``, ``time``; ``a`` with a ``rel``)."""
-    global _attr_qname, _meta_names, _anchor_id, _meta_ready
+    global _attr_qname, _meta_names, _anchor_id, _meta_names_meta, _meta_ready
     _attr_qname = <attr_str_f> qualified_name
     names = []
     cdef int i
@@ -777,6 +778,7 @@ def init_meta(size_t qualified_name, dict tags, size_t anchor_id):
             names.append(v)
             _meta_code[k] = len(names)
     _meta_names = tuple(names)
+    _meta_names_meta = names.index("meta") + 1 if "meta" in names else -1
     _anchor_id = anchor_id
     _meta_ready = True
 
@@ -815,26 +817,49 @@ cdef bint has_part(const unsigned char *p, size_t n, const char *part, size_t m)
     return False
 
 
+cdef bint has_part_ascii_ci(const unsigned char *p, size_t n, const char *part, size_t m) noexcept nogil:
+    """Whether lower-case ``part`` occurs in ``p[:n]``, ignoring ASCII case."""
+    cdef size_t i, j
+    if n < m:
+        return False
+    for i in range(n - m + 1):
+        j = 0
+        while j < m and lower(p[i + j]) == <unsigned char> part[j]:
+            j += 1
+        if j == m:
+            return True
+    return False
+
+
 cdef bint meta_wanted(lxb_dom_node_t *node, int code) noexcept nogil:
-    """Whether an element may match read_metadata's selectors (a superset of them)."""
+    """Whether an element may match read_metadata's selectors: a superset of them (``meta`` with
+    any ``content``, ``a`` with "author" anywhere in its ``rel``, every ``script``)."""
     cdef void *attr
     cdef const unsigned char *name
     cdef const unsigned char *value
     cdef size_t length = 0, vlen = 0
     cdef int which
-    if code and node.local_name != _anchor_id:
+    cdef bint anchor = code and node.local_name == _anchor_id
+    if code and not anchor and _meta_names_meta != code:  # script, h1, title, time
         return True
     attr = _first_attr(<void *> node)
     while attr != NULL:
         name = _attr_qname(attr, &length)
         if name != NULL:
             which = meta_attr(name, length)
-            if which == 4 or (which == 6 and code):  # itemprop; an <a> with a rel
+            if which == 1 and code and not anchor:  # <meta content>
                 return True
-            if which == 7:
+            if which == 4 or which == 6 or which == 7:
                 value = _attr_value(attr, &vlen)
-                if value != NULL and (has_part(value, vlen, b"author", 6) or has_part(value, vlen, b"byline", 6)):
-                    return True
+                if value != NULL:
+                    if which == 4:  # [itemprop="author"], [itemprop="datePublished"]
+                        if name_is(value, vlen, b"author", 6) or name_is(value, vlen, b"datePublished", 13):
+                            return True
+                    elif which == 6:  # a[rel~="author"] (ASCII case ignored)
+                        if anchor and has_part_ascii_ci(value, vlen, b"author", 6):
+                            return True
+                    elif has_part(value, vlen, b"author", 6) or has_part(value, vlen, b"byline", 6):
+                        return True
         attr = _next_attr(attr)
     return False
 
