@@ -455,3 +455,27 @@ def test_compiled_metadata_scan_gives_the_same_metadata(monkeypatch: pytest.Monk
     slow = [metadata.read_metadata(LexborHTMLParser(html), "https://x.org/2024/05/03/a") for html in pages]
     assert fast == slow
     assert any(m.author for m in fast[: len(_META_EDGE_PAGES)])
+
+
+@needs_compiled
+def test_compiled_style_test_matches_the_regex() -> None:
+    walk = blocks._compiled()
+    rng = random.Random(7)
+    parts = ["display", "DISPLAY", "Visibility", "none", "hidden", ":", " ", "\t", "\x1c", "\x0b", ";", "x"]
+    styles = [
+        "display:none",
+        "display : None",
+        "color:red; visibility:\n hidden",
+        "display: block",
+        "displaynone",
+        "display:\x1fnone",
+        "visibility:hid",
+        "",
+    ]
+    styles += ["".join(rng.choice(parts) for _ in range(rng.randrange(1, 9))) for _ in range(5000)]
+    for style in styles:
+        assert walk.style_hidden(style.encode()) == blocks._hidden_style(style), style
+    # Not ASCII: left to the regex (its case folding and spaces are Unicode's).
+    for style in ("di\u017fplay:none", "display:\u2003none", "visibility:hidden \u00e9"):
+        assert walk.style_hidden(style.encode()) is None
+    assert blocks._hidden_style("di\u017fplay:none") and blocks._hidden_style("display:\u2003none")

@@ -16,7 +16,7 @@ checks the layout on a probe document before it uses this module.
 __all__ = [
     "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
     "init", "init_boiler", "init_hints", "init_meta", "meta_candidates", "meta_first_link", "meta_text",
-    "page_columns", "stage1_fill", "stage2_fill", "walk",
+    "page_columns", "stage1_fill", "stage2_fill", "style_hidden", "walk",
 ]
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -699,6 +699,57 @@ cdef int cursor_next(Cursor *c) noexcept nogil:
         # Comments, processing instructions: nothing to say; on to the next node.
 
 
+cdef inline bint style_space(unsigned char c) noexcept nogil:
+    """ASCII characters that Python's ``\\s`` matches in a str pattern (\\x1c-\\x1f included)."""
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+cdef bint style_decl(const unsigned char *p, size_t i, size_t n, const char *prop, size_t m,
+                     const char *value, size_t v) noexcept nogil:
+    """Whether ``prop\\s*:\\s*value`` starts at ``p[i]`` (ASCII case ignored)."""
+    cdef size_t j
+    if i + m > n:
+        return False
+    for j in range(m):
+        if lower(p[i + j]) != <unsigned char> prop[j]:
+            return False
+    i += m
+    while i < n and style_space(p[i]):
+        i += 1
+    if i >= n or p[i] != 58:  # ':'
+        return False
+    i += 1
+    while i < n and style_space(p[i]):
+        i += 1
+    if i + v > n:
+        return False
+    for j in range(v):
+        if lower(p[i + j]) != <unsigned char> value[j]:
+            return False
+    return True
+
+
+cdef int style_hides(const unsigned char *p, size_t n) noexcept nogil:
+    """``blocks._HIDDEN_STYLE`` on an ASCII inline style: 1 it hides, 0 not, -1 not ASCII (the
+    caller asks the regex, whose case folding and spaces are Unicode's)."""
+    cdef size_t i
+    for i in range(n):
+        if p[i] >= 128:
+            return -1
+    for i in range(n):
+        if (p[i] | 32) == 100 and style_decl(p, i, n, b"display", 7, b"none", 4):  # 'd'
+            return 1
+        if (p[i] | 32) == 118 and style_decl(p, i, n, b"visibility", 10, b"hidden", 6):  # 'v'
+            return 1
+    return 0
+
+
+def style_hidden(bytes style):
+    """:func:`style_hides` for tests: True, False, or None (not ASCII)."""
+    cdef int r = style_hides(<const unsigned char *> style, len(style))
+    return None if r < 0 else r == 1
+
+
 def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     """Pass 1: the visible characters of the page and of each hidden-looking element.
 
@@ -710,7 +761,7 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     cdef Cursor cur
     cdef lxb_dom_node_t *node
     cdef size_t total = 0
-    cdef int ev, kind, flags
+    cdef int ev, kind, flags, hidden
     cdef const unsigned char *style = NULL
     cdef size_t style_len = 0
     cdef list open_ids = []  # candidates entered and not yet left: (node id, count at entry, slot)
@@ -737,7 +788,12 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
                 if flags & A_HIDDEN:
                     candidate = True
                 elif flags & A_STYLE:
-                    candidate = bool(is_hidden_style(PyUnicode_DecodeUTF8(<const char *> style, style_len, "replace")))
+                    hidden = style_hides(style, style_len)
+                    if hidden < 0:  # not ASCII: the regex decides, with its Unicode case and spaces
+                        hidden = bool(
+                            is_hidden_style(PyUnicode_DecodeUTF8(<const char *> style, style_len, "replace"))
+                        )
+                    candidate = hidden == 1
             if candidate:
                 open_ids.append((<size_t> node, total, len(found)))
                 found.append(None)

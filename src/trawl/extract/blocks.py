@@ -723,7 +723,7 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
 _WALK_FUNCTIONS = (
     "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes",
     "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta", "meta_candidates",
-    "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill", "walk",
+    "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill", "style_hidden", "walk",
 )  # fmt: skip
 #: The elements metadata.read_metadata wants by tag (``a`` only with a ``rel``).
 META_TAGS = ("meta", "script", "h1", "title", "time", "a")
