@@ -98,7 +98,7 @@ def test_near_by_url_and_by_text(collection: Path, capsys: pytest.CaptureFixture
         main(["dedup", "near", str(collection), "--text", " ".join(edited), "--json", "--method", "all"]) == 0
     )
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert {r["method"] for r in rows} == {"minhash", "simhash", "winnow"}
+    assert {r["method"] for r in rows} == {"minhash", "simhash", "winnow", "modp"}
     assert {r["b"] for r in rows} == {_url(collection, "doc4.txt")}
     assert all(0.9 < r["similarity"] <= 1.0 for r in rows)  # simhash may not see one word
 
@@ -215,3 +215,45 @@ def test_winnow_search_answers_from_the_stored_inverted_index(
     log = json.loads((coll / "index" / "dedup" / "near.log").read_text().splitlines()[-1])
     assert log["event"] == "rebuilt" and log["reason"] == meta["reason"]
     assert _near_rows(coll, capsys, *query) == (rows, "")
+
+
+def test_modp_discovery_and_search_from_the_stored_index(
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from trawl.dedup.collection import load_finder, near_in_collection
+    from trawl.dedup.engine import DedupOptions
+    from trawl.dedup.fingerprint import IndexedHashSets
+
+    coll = tmp_path / "coll"
+    shutil.copytree(collection, coll)
+    index = coll / "index" / "dedup" / "near"
+    capsys.readouterr()
+    assert main(["dedup", str(coll), "--method", "modp", "--modp-p", "3", "--json"]) == 0
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    near = [{r["a"], r["b"]} for r in rows if r["method"] == "modp"]
+    copies = {_url(collection, "doc0.txt"), _url(collection, "copy-exact.txt")}  # one represents both
+    assert len(near) == 1 and _url(collection, "copy-near.txt") in near[0] and near[0] & copies
+    assert all(0.8 <= r["similarity"] <= 1.0 for r in rows)
+    meta = json.loads((index / "meta.json").read_text())
+    assert {"modp.keys", "modp.postings"} <= set(meta["arrays"]) and meta["options"]["modp_p"] == 3
+    edited = _text(3).split()
+    edited[50] = "changed"
+    query = ["--text", " ".join(edited), "--method", "modp", "--modp-p", "3"]
+    found, err = _near_rows(coll, capsys, *query)
+    assert err == "" and [(r["b"], r["method"]) for r in found] == [(_url(collection, "doc3.txt"), "modp")]
+    options = DedupOptions(methods=("exact", "modp"), modp_p=3)
+    with Collection.open(coll) as c:
+        result = near_in_collection(c, options, text=" ".join(edited))
+        assert result.index == "loaded" and isinstance(result.finder.modp_sets, IndexedHashSets)
+        memory, _ = load_finder(c, options)
+        for name in ("doc0.txt", "copy-near.txt", "doc3.txt"):
+            text = c.find(_url(collection, name)).text
+            want = memory.near(text)
+            assert want and result.finder.near(text) == want
+    # another p selects other fingerprints: the index is rebuilt, with the reason
+    _, err = _near_rows(coll, capsys, "--text", " ".join(edited), "--method", "modp")
+    assert "search index rebuilt: other options: modp_p 3 -> 4" in err
+    assert main(["dedup", str(coll), "--method", "modp", "--modp-p", "0"]) == 2
+    assert "--modp-p must be at least 1" in capsys.readouterr().err

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from trawl.dedup.engine import DedupOptions, DuplicateFinder
 from trawl.dedup.synth import generate
 
-ALL = DedupOptions(methods=("exact", "minhash", "simhash", "winnow"))
+ALL = DedupOptions(methods=("exact", "minhash", "simhash", "winnow", "modp"))
 
 
 def test_empty_texts_match_nothing() -> None:
@@ -32,7 +34,8 @@ def test_exact_copies_collapse_and_chunks_do_not_matter() -> None:
     copies = {b for _, b in exact}
     assert not any(m != "exact" and (a in copies or b in copies) for a, b, m, _ in p1)
     # every reported minhash pair is a verified one
-    assert all(s >= 0.8 for _, _, m, s in p1 if m in ("minhash", "winnow"))
+    assert all(s >= 0.8 for _, _, m, s in p1 if m in ("minhash", "winnow", "modp"))
+    assert {m for _, _, m, _ in p1} == {"exact", "minhash", "simhash", "winnow", "modp"}
 
 
 def test_near_excludes_the_query_document_and_reports_clusters() -> None:
@@ -47,3 +50,20 @@ def test_near_excludes_the_query_document_and_reports_clusters() -> None:
     report = f.report(pairs, clusters)
     assert report["options"]["bands"] == 17 and report["options"]["rows"] == 7
     assert report["clusters"][0]["members"] == ["u0", "u1"]
+
+
+def test_modp_keeps_about_one_hash_in_p_and_finds_near_copies() -> None:
+    base = " ".join(f"w{i % 50} v{i}" for i in range(400))
+    other = " ".join(f"x{i}" for i in range(400))
+    docs = [("u0", base), ("u1", base.replace("v200", "changed")), ("u2", other)]
+    sizes = {}
+    for p in (1, 4, 16):
+        f = DuplicateFinder(DedupOptions(methods=("exact", "modp"), modp_p=p))
+        f.add(docs)
+        sizes[p] = f.modp_sets.sizes[0]
+        assert [(q.a, q.b, q.method) for q in f.discover()] == [(0, 1, "modp")]
+        assert [(q.b, q.method) for q in f.near(base, exclude=0)] == [(1, "modp")]
+        assert f.memory()["modp_sets"] == f.modp_sets.nbytes
+    assert sizes[1] == 796 and 796 / 4 * 0.7 < sizes[4] < 796 / 4 * 1.3 and sizes[16] < sizes[4]
+    with pytest.raises(ValueError, match="at least 1"):
+        DuplicateFinder(DedupOptions(modp_p=0))

@@ -55,7 +55,7 @@ def corpus() -> Corpus:
     return generate(400, seed=2024)
 
 
-@pytest.mark.parametrize("method", ["minhash", "winnow", "simhash"])
+@pytest.mark.parametrize("method", ["minhash", "winnow", "modp", "simhash"])
 def test_generated_precision_recall(corpus: Corpus, method: str) -> None:
     p, r = precision_recall(corpus, method, DedupOptions())
     print(f"{method}: precision {p:.4f} recall {r:.4f}")

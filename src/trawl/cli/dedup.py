@@ -37,7 +37,8 @@ def register(sub: Any) -> None:
         "near duplicates of one document, with their similarity. Exact duplicates (same normalised "
         "text) are always reported, with similarity 1.0. Methods: minhash (LSH candidates verified "
         "by exact shingle Jaccard; the default), simhash (64-bit, Hamming ≤ k via Manku's permuted "
-        "tables), winnow (winnowed n-gram fingerprints, inverted index).",
+        "tables), winnow (winnowed n-gram fingerprints, inverted index), modp (the n-gram hashes "
+        "≡ 0 mod p as fingerprints, same index).",
     )
     p.add_argument("collection", metavar="COLLECTION", help="the collection (or the word 'near', see usage)")
     p.add_argument("rest", nargs="*", metavar="URL", help=argparse.SUPPRESS)
@@ -56,6 +57,13 @@ def register(sub: Any) -> None:
     p.add_argument("--threshold", type=float, default=0.8, help="Jaccard threshold (default 0.8)")
     p.add_argument("--shingle", type=int, default=5, metavar="N", help="words per shingle (default 5)")
     p.add_argument("--simhash-k", type=int, default=None, metavar="K", help="simhash Hamming radius")
+    p.add_argument(
+        "--modp-p",
+        type=int,
+        default=None,
+        metavar="P",
+        help="modp: keep the n-gram hashes ≡ 0 mod P (default 4)",
+    )
     p.add_argument("--limit", type=int, default=100, help="search: at most this many results")
     p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
     add_config_options(p)
@@ -73,6 +81,10 @@ def options_from(args: argparse.Namespace) -> DedupOptions:
     kw: dict[str, Any] = {}
     if args.simhash_k is not None:
         kw["simhash_k"] = args.simhash_k
+    if args.modp_p is not None:
+        if args.modp_p < 1:
+            raise ConfigError(f"--modp-p must be at least 1, got {args.modp_p}")
+        kw["modp_p"] = args.modp_p
     methods = tuple(dict.fromkeys(["exact", *chosen]))
     return DedupOptions(shingle=args.shingle, threshold=args.threshold, methods=methods, **kw)
 

@@ -213,7 +213,7 @@ def open_index(coll: Collection, options: DedupOptions) -> tuple[DuplicateFinder
     error = _save_index(coll, finder, rows, state, by="trawl dedup near", reason=reason)
     status = f"rebuilt: {reason}" + (f" (not stored: {error})" if error else "")
     if not error:
-        # answer from what was just stored: the winnow inverted index is built there once, where
+        # answer from what was just stored: the fingerprint inverted indexes are built there once, where
         # the in-memory finder would sort every fingerprint again for the query
         stored, stored_rows, _why = load_index(directory, options, state)
         if stored is not None:

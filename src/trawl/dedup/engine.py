@@ -3,7 +3,7 @@
 :class:`DuplicateFinder` takes documents as (name, text) — names are URLs in a collection — in
 chunks, so that a million short documents never exist as a million Python objects at once: per
 chunk, texts become word hashes and shingle hashes, then an exact text digest, a MinHash
-signature (only its LSH band keys are kept), a simhash and winnowed fingerprints; what is kept
+signature (only its LSH band keys are kept), a simhash and n-gram fingerprints; what is kept
 per document is a few hundred bytes (``bench/dedup.py`` reports it).
 
 Methods (``method`` in every reported pair):
@@ -16,6 +16,9 @@ Methods (``method`` in every reported pair):
 ``simhash``  64-bit word/tf simhash, Manku tables, Hamming ≤ k; similarity 1 - d/64.
 ``winnow``   winnowed n-gram fingerprints through the inverted index; similarity = Jaccard of
              the fingerprint sets (reported ≥ threshold).
+``modp``     the n-gram hashes ≡ 0 (mod p) as fingerprints (Croft et al. §3.6), through the same
+             inverted index and Jaccard; about 1/p of the hashes, with no guarantee that a shared
+             passage keeps one (winnowing's window gives that guarantee).
 """
 
 from __future__ import annotations
@@ -29,16 +32,18 @@ import numpy.typing as npt
 
 from trawl.dedup.cluster import Cluster, clusters_from_pairs
 from trawl.dedup.exact import text_digest
-from trawl.dedup.fingerprint import FingerprintIndex, winnow, winnow_batch
-from trawl.dedup.hashing import I64, U64, shingle_hashes, word_hashes
+from trawl.dedup.fingerprint import FingerprintIndex, mod_p_batch, select_mod_p, winnow, winnow_batch
+from trawl.dedup.hashing import I64, U64, ShingleBatch, shingle_hashes, word_hashes
 from trawl.dedup.minhash import MinHashLSH, minhash_signatures
 from trawl.dedup.sets import HashSets
 from trawl.dedup.simhash import DEFAULT_K, SimhashIndex, simhash_batch, simhash_similarity
 
-__all__ = ["METHODS", "DedupOptions", "DuplicateFinder", "Pair"]
+__all__ = ["FINGERPRINT_METHODS", "METHODS", "DedupOptions", "DuplicateFinder", "Pair"]
 
-Method = Literal["exact", "minhash", "simhash", "winnow"]
-METHODS: tuple[Method, ...] = ("exact", "minhash", "simhash", "winnow")
+Method = Literal["exact", "minhash", "simhash", "winnow", "modp"]
+METHODS: tuple[Method, ...] = ("exact", "minhash", "simhash", "winnow", "modp")
+#: The methods that select fingerprints from the n-gram hashes and search an inverted index.
+FINGERPRINT_METHODS: tuple[Method, ...] = ("winnow", "modp")
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,7 +51,7 @@ class DedupOptions:
     """Parameters of every method (defaults are the documented, measured ones)."""
 
     shingle: int = 5  # words per n-gram
-    threshold: float = 0.8  # Jaccard for minhash and winnow
+    threshold: float = 0.8  # Jaccard for minhash, winnow and modp
     num_perm: int = 128
     bands: int = 0  # 0: derived from the threshold (lsh_params)
     rows: int = 0
@@ -54,6 +59,7 @@ class DedupOptions:
     simhash_weighting: Literal["tf", "tfidf"] = "tf"
     simhash_features: Literal["words", "shingles"] = "shingles"
     winnow_window: int = 4  # guarantee: any shared run of ≥ window + shingle - 1 = 8 words
+    modp_p: int = 4  # keep the n-gram hashes ≡ 0 (mod p): a quarter of them
     max_run: int = 64  # LSH/table runs longer than this are paired as a star (hubs)
     max_df: int = 1000  # fingerprints in more documents are boilerplate, not evidence
     seed: int = 1
@@ -84,17 +90,22 @@ class DuplicateFinder:
         o = self.options
         self.lsh = MinHashLSH(o.threshold, o.num_perm, o.bands, o.rows)
         self.simhash_index = SimhashIndex(o.simhash_k)
+        if self.options.modp_p < 1 or self.options.winnow_window < 1:
+            raise ValueError(
+                f"modp_p and winnow_window must be at least 1, got {self.options.modp_p}, "
+                f"{self.options.winnow_window}"
+            )
         self._shingle_parts: list[HashSets] = []
-        self._winnow_parts: list[HashSets] = []
         self._simhashes: list[U64] = []
         self._sets: HashSets | None = None
-        self._winnow: HashSets | None = None
+        # per fingerprint method: its sets in parts (one per chunk, joined when read)
+        self._fp_parts: dict[str, list[HashSets]] = {m: [] for m in FINGERPRINT_METHODS}
         self._first_of_digest: dict[str, int] = {}
         self._exact: list[tuple[int, int]] = []
         # built on the first search and dropped when documents are added: a search is then a dict
         # lookup and one index probe, not a pass over every stored document
         self._digest_ids: dict[str, list[int]] | None = None
-        self._winnow_index: FingerprintIndex | None = None
+        self._fp_index: dict[str, FingerprintIndex] = {}
 
     @classmethod
     def restore(
@@ -108,7 +119,7 @@ class DuplicateFinder:
         shingle_sets: HashSets,
         lsh: MinHashLSH | None = None,
         simhash: tuple[SimhashIndex, U64] | None = None,
-        winnow_sets: HashSets | None = None,
+        fingerprints: dict[str, HashSets] | None = None,
     ) -> DuplicateFinder:
         """A finder from stored state (:mod:`trawl.dedup.persist`), as if its documents were added."""
         finder = cls(options, names=names, words=words, digests=digests)
@@ -122,9 +133,8 @@ class DuplicateFinder:
         if simhash is not None:
             finder.simhash_index, fps = simhash
             finder._simhashes = [fps]
-        if winnow_sets is not None:
-            finder._winnow = winnow_sets
-            finder._winnow_parts = [winnow_sets]
+        for method, sets in (fingerprints or {}).items():
+            finder._fp_parts[method] = [sets]
         return finder
 
     @property
@@ -159,7 +169,7 @@ class DuplicateFinder:
         ids = np.arange(base, base + len(names), dtype=np.int64)
         self.names.extend(names)
         self._digest_ids = None
-        self._winnow_index = None
+        self._fp_index.clear()
         wb = word_hashes(texts, seed=0)
         self.words.extend(wb.counts.tolist())
         # exact duplicates: only the first copy of a text enters the near-duplicate indexes
@@ -187,10 +197,25 @@ class DuplicateFinder:
             fps = simhash_batch(wb if o.simhash_features == "words" else sb, o.simhash_weighting)
             self._simhashes.append(fps)
             self.simhash_index.add(ids[near], fps[near])
-        if "winnow" in o.methods:
-            self._winnow_parts.append(winnow_batch(sb, o.winnow_window))
-            self._winnow = None
+        for method in self._fingerprint_methods:
+            self._fp_parts[method].append(self._select_batch(method, sb))
         self.count("dedup/documents", len(names))
+
+    @property
+    def _fingerprint_methods(self) -> list[str]:
+        return [m for m in FINGERPRINT_METHODS if m in self.options.methods]
+
+    def _select_batch(self, method: str, sb: ShingleBatch) -> HashSets:
+        """The fingerprint sets ``method`` selects from a batch's n-gram hashes."""
+        if method == "winnow":
+            return winnow_batch(sb, self.options.winnow_window)
+        return mod_p_batch(sb, self.options.modp_p)
+
+    def _select_one(self, method: str, hashes: U64) -> U64:
+        """The fingerprints ``method`` selects from one text's n-gram hashes."""
+        if method == "winnow":
+            return winnow(hashes, self.options.winnow_window)[1]
+        return select_mod_p(hashes, self.options.modp_p)
 
     # -- state -----------------------------------------------------------------------------
 
@@ -201,12 +226,20 @@ class DuplicateFinder:
             self._shingle_parts = [self._sets]
         return self._sets
 
+    def fingerprint_sets(self, method: str) -> HashSets:
+        """The fingerprint sets of every document for ``method`` (one of FINGERPRINT_METHODS)."""
+        parts = self._fp_parts[method]
+        if len(parts) != 1:
+            self._fp_parts[method] = parts = [_concat_sets(parts)]
+        return parts[0]
+
     @property
     def winnow_sets(self) -> HashSets:
-        if self._winnow is None:
-            self._winnow = _concat_sets(self._winnow_parts)
-            self._winnow_parts = [self._winnow]
-        return self._winnow
+        return self.fingerprint_sets("winnow")
+
+    @property
+    def modp_sets(self) -> HashSets:
+        return self.fingerprint_sets("modp")
 
     @property
     def simhashes(self) -> U64:
@@ -221,8 +254,8 @@ class DuplicateFinder:
             out["minhash_lsh"] = self.lsh.nbytes
         if "simhash" in self.options.methods:
             out["simhash_tables"] = self.simhash_index.nbytes
-        if "winnow" in self.options.methods:
-            out["winnow_sets"] = self.winnow_sets.nbytes
+        for method in self._fingerprint_methods:
+            out[f"{method}_sets"] = self.fingerprint_sets(method).nbytes
         return out
 
     # -- discovery -------------------------------------------------------------------------
@@ -246,14 +279,14 @@ class DuplicateFinder:
             self.counters["dedup/pairs/simhash"] = len(a)
             self.counters["dedup/simhash/capped-runs"] = capped
             pairs += _pairs(a, b, 1.0 - dist / 64.0, "simhash")
-        if "winnow" in o.methods:
+        for method in self._fingerprint_methods:
             reps = self._representative_mask()
-            fi = FingerprintIndex(_masked(self.winnow_sets, reps), o.max_df)
+            fi = FingerprintIndex(_masked(self.fingerprint_sets(method), reps), o.max_df)
             fp = fi.pairs()
             keep = fp.jaccard >= o.threshold
-            self.counters["dedup/pairs/winnow"] = int(keep.sum())
-            self.counters["dedup/winnow/boilerplate-fingerprints"] = fi.skipped_fingerprints
-            pairs += _pairs(fp.a[keep], fp.b[keep], fp.jaccard[keep], "winnow")
+            self.counters[f"dedup/pairs/{method}"] = int(keep.sum())
+            self.counters[f"dedup/{method}/boilerplate-fingerprints"] = fi.skipped_fingerprints
+            pairs += _pairs(fp.a[keep], fp.b[keep], fp.jaccard[keep], method)
         return pairs
 
     def _representative_mask(self) -> npt.NDArray[np.bool_]:
@@ -300,15 +333,16 @@ class DuplicateFinder:
                 for i, d in zip(ids.tolist(), dist.tolist(), strict=True)
                 if i != exclude and i not in twins
             ]
-        if "winnow" in o.methods:
-            _, fps = winnow(sb.of(0), o.winnow_window)
-            if self._winnow_index is None:
-                self._winnow_index = FingerprintIndex(self.winnow_sets, o.max_df)
-            res = self._winnow_index.query(fps, exclude=exclude)
+        for method in self._fingerprint_methods:
+            fps = self._select_one(method, sb.of(0))
+            index = self._fp_index.get(method)
+            if index is None:
+                index = self._fp_index[method] = FingerprintIndex(self.fingerprint_sets(method), o.max_df)
+            res = index.query(fps, exclude=exclude)
             keep = res.jaccard >= o.threshold
             out += [
                 p
-                for p in _pairs(np.full(int(keep.sum()), -1), res.b[keep], res.jaccard[keep], "winnow")
+                for p in _pairs(np.full(int(keep.sum()), -1), res.b[keep], res.jaccard[keep], method)
                 if p.b not in twins
             ]
         out.sort(key=lambda p: (-p.similarity, self.names[p.b]))
@@ -338,6 +372,7 @@ class DuplicateFinder:
                 "simhash_weighting": o.simhash_weighting,
                 "simhash_features": o.simhash_features,
                 "winnow_window": o.winnow_window,
+                "modp_p": o.modp_p,
                 "methods": list(o.methods),
             },
             "counters": dict(sorted(self.counters.items())),

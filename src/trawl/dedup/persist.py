@@ -3,16 +3,16 @@
 ``trawl dedup COLLECTION`` has, at its end, everything ``trawl dedup near`` needs: the names,
 rows and text digests of the documents, their shingle sets (to verify candidates), the MinHash
 LSH tables (sorted band keys, ids, bucket directory) and, when those methods ran, the simhash
-fingerprints with Manku's permuted tables and the winnowed fingerprint sets with their inverted
-index (fingerprint → documents: the fingerprints sorted and the document of each). Rebuilding them
+fingerprints with Manku's permuted tables and the fingerprint sets of winnow and 0 mod p with their
+inverted indexes (fingerprint → documents: the fingerprints sorted and the document of each). Rebuilding them
 means reading and hashing every text of the collection again — seconds per 100,000 documents,
 minutes at crawl scale — for each single query. So discovery writes them to
 ``COLLECTION/index/dedup/near/`` (one ``.npy`` file per array, plus ``meta.json`` and
 ``strings.json``), and search opens the arrays as read-only memory maps: one query touches a
 band bucket per band and a few shingle sets, i.e. a few pages, whatever the collection's size;
-a winnow query is two binary searches per query fingerprint in ``winnow.keys`` and a gather from
-``winnow.postings`` (int32), never the sort of every fingerprint that building the inverted
-index costs (:class:`~trawl.dedup.fingerprint.IndexedHashSets`).
+a winnow or modp query is two binary searches per query fingerprint in ``winnow.keys`` (or
+``modp.keys``) and a gather from ``winnow.postings`` (int32), never the sort of every fingerprint
+that building the inverted index costs (:class:`~trawl.dedup.fingerprint.IndexedHashSets`).
 
 **Staleness.** ``meta.json`` records the options the index was built with and the collection's
 state when it was built: the WARC files' names and sizes and the names of the (non-dedup) runs
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from trawl.dedup.engine import DedupOptions, DuplicateFinder
+from trawl.dedup.engine import FINGERPRINT_METHODS, DedupOptions, DuplicateFinder
 from trawl.dedup.fingerprint import IndexedHashSets
 from trawl.dedup.minhash import MinHashLSH
 from trawl.dedup.sets import HashSets
@@ -54,6 +54,7 @@ _PER_METHOD = {
     "minhash": ("threshold", "bands", "rows"),
     "simhash": ("simhash_k", "simhash_weighting", "simhash_features"),
     "winnow": ("winnow_window", "max_df"),
+    "modp": ("modp_p", "max_df"),
 }
 
 
@@ -111,14 +112,16 @@ def save_index(
         meta["simhash"] = sparams
         arrays.update({f"simhash.{k}": v for k, v in sim_arrays.items()})
         arrays["simhashes"] = finder.simhashes
-    if "winnow" in o.methods:
+    for method in FINGERPRINT_METHODS:
+        if method not in o.methods:
+            continue
         # over every document, as DuplicateFinder.near searches (discovery masks exact copies itself)
-        winnow = IndexedHashSets.index(finder.winnow_sets)
-        arrays["winnow.hashes"] = winnow.hashes
-        arrays["winnow.offsets"] = winnow.offsets
-        arrays["winnow.keys"] = winnow.keys
+        fps = IndexedHashSets.index(finder.fingerprint_sets(method))
+        arrays[f"{method}.hashes"] = fps.hashes
+        arrays[f"{method}.offsets"] = fps.offsets
+        arrays[f"{method}.keys"] = fps.keys
         small = len(finder) < 2**31
-        arrays["winnow.postings"] = winnow.postings.astype(np.int32 if small else np.int64, copy=False)
+        arrays[f"{method}.postings"] = fps.postings.astype(np.int32 if small else np.int64, copy=False)
     meta["arrays"] = sorted(arrays)
     tmp = directory.with_name(f"{directory.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -197,17 +200,20 @@ def _finder(
     if not len(names) == len(digests) == len(words) == int(meta["documents"]):
         raise ValueError("names, digests and word counts disagree with the document count")
     sets = HashSets(arrays["shingles.hashes"], arrays["shingles.offsets"])
-    winnow = None
-    if "winnow" in options.methods:
-        winnow = IndexedHashSets(
-            arrays["winnow.hashes"],
-            arrays["winnow.offsets"],
-            arrays["winnow.keys"],
-            arrays["winnow.postings"],
+    fingerprints: dict[str, HashSets] = {}
+    for method in FINGERPRINT_METHODS:
+        if method not in options.methods:
+            continue
+        fps = IndexedHashSets(
+            arrays[f"{method}.hashes"],
+            arrays[f"{method}.offsets"],
+            arrays[f"{method}.keys"],
+            arrays[f"{method}.postings"],
         )
-        winnow.check()
-        if len(winnow) != len(names):
-            raise ValueError(f"{len(winnow)} winnow fingerprint sets for {len(names)} documents")
+        fps.check()
+        if len(fps) != len(names):
+            raise ValueError(f"{len(fps)} {method} fingerprint sets for {len(names)} documents")
+        fingerprints[method] = fps
     lsh = (
         MinHashLSH.from_state(meta["lsh"], _prefixed(arrays, "lsh."))
         if "minhash" in options.methods
@@ -229,7 +235,7 @@ def _finder(
         shingle_sets=sets,
         lsh=lsh,
         simhash=simhash,
-        winnow_sets=winnow,
+        fingerprints=fingerprints,
     )
 
 
