@@ -364,9 +364,15 @@ def test_deep_nesting_and_attribute_floods_are_flattened_before_parsing() -> Non
     ex = extract(deep)
     assert ex.cutoff == "depth"
     assert "deep text here, at the bottom" in ex.text
+    # Attributes that nothing reads are dropped before the guard (with the compiled walk): the
+    # page is then whole. A flood of attributes that are read still trips the guard.
     attributes = " ".join(f'a{i}="{i}"' for i in range(20_000))
     flood = f"<body><div {attributes}>flooded</div><p>after</p></body>"
     ex = extract(flood)
+    assert ex.cutoff == (None if blocks._compiled() is not None else "attributes")
+    assert "flooded" in ex.text and "after" in ex.text
+    classes = " ".join(f'class="c{i}"' for i in range(20_000))
+    ex = extract(f"<body><div {classes}>flooded</div><p>after</p></body>")
     assert ex.cutoff == "attributes"
     assert "flooded" in ex.text and "after" in ex.text
     normal = extract(_EDGE_PAGES[10])
@@ -479,3 +485,63 @@ def test_compiled_style_test_matches_the_regex() -> None:
     for style in ("di\u017fplay:none", "display:\u2003none", "visibility:hidden \u00e9"):
         assert walk.style_hidden(style.encode()) is None
     assert blocks._hidden_style("di\u017fplay:none") and blocks._hidden_style("display:\u2003none")
+
+
+_STRIP_KEPT = {
+    "class", "id", "role", "hidden", "aria-hidden", "style", "content", "property", "name", "itemprop",
+    "type", "rel", "datetime", "encoding", "color", "face", "size", "shadowrootmode",
+}  # fmt: skip
+_STRIP_EDGE_PAGES = [
+    "<p data-x=1 class=a onclick='f()'>text</p><a href=/x data-y=2 title=t>link</a><abbr href=x>y</abbr>",
+    '<button aria-label="Close"class="sm-max:hidden">x</button><i a="1"b="2"id=k c=3>i</i>',
+    "<img src=x alt='a>b' / ><br data-x=1/><div data-q = \"v\" hidden>h</div><DIV DATA-X=1 CLASS=Y>u</DIV>",
+    "<title>a <b data-q=1> c</title><textarea><i x=1 class=c></textarea><xmp><u y=2></xmp><p z=1>p</p>",
+    '<script type="application/ld+json">{"a": "<b x=1 class=c>"}</script><em z=1 class=e>e</em>',
+    "<!-- <a x=\"1\" --> <i data-z='q' id=k>i</i><!--> <b x=1>b</b><!---> <s y=2>s</s>",
+    "<?xml version='1.0'?><!DOCTYPE html><![CDATA[ <b x=1> ]]><u data-u=1>u</u>",
+    "<math><mi data-m=1>x</mi><annotation-xml encoding='text/html' data-a=1><p>in</p></annotation-xml>"
+    "<font color=red data-f=1>f</font></math>",
+    "<table data-t=1><input type=hidden name=n data-i=1><tr><td data-c=1>cell</td></tr></table>",
+    "</a data-x=1 title='<b y=2>'><b y=2 id=b>b</b></ x data-z=1><p =x data-w=1>p</p>",
+    '<div x="unterminated quote <p class=a>never</p>',
+    "<plaintext><b x=1>text to the end",
+    "<p class=a data-x=1>x</p><div data-y=",
+]
+
+
+def _tree_items(tree: Any, only_kept: bool) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    if tree.root is None:
+        return out
+    for node in tree.root.traverse(include_text=True):
+        if node.tag == "-text":
+            out.append(("#text", node.text_content))
+            continue
+        kept = _STRIP_KEPT | ({"href"} if node.tag == "a" else set())
+        attrs = tuple((k, v) for k, v in node.attributes.items() if k in kept or not only_kept)
+        out.append((node.tag, attrs))
+    return out
+
+
+@needs_compiled
+def test_stripping_unread_attributes_keeps_the_tree() -> None:
+    walk = blocks._compiled()
+    pages = _STRIP_EDGE_PAGES + (_wcxb(60) if DATA.is_dir() else [])
+    before = after = 0
+    for html in pages:
+        data = walk.cut_no_text_str(html)
+        stripped = walk.strip_attributes(data)
+        before, after = before + len(data), after + len(stripped)
+        # The same elements, texts and kept attributes, in the same order.
+        want = _tree_items(LexborHTMLParser(data), True)
+        assert _tree_items(LexborHTMLParser(stripped), True) == want, html[:80]
+    assert after < 0.8 * before
+    strip = walk.strip_attributes
+    assert strip(b"<p class=a>x</p>") == b"<p class=a>x</p>"  # nothing to drop: the same bytes
+    assert strip(b'<button aria-label="Close"class="c">') == b'<button class="c">'
+    assert strip(b"<title><b x=1></title><i x=1>") == b"<title><b x=1></title><i>"
+    assert strip(b"<a href=/h data-x=1>") == b"<a href=/h>"
+    assert strip(b"<link href=/h rel=r>") == b"<link rel=r>"
+    assert strip(b"<p data-x=1>a<div x='") == b"<p>a<div x='"  # an open quote to the end: left as it is
+    assert strip(b"<![CDATA[ x ]> <b y=1>") == b"<![CDATA[ x ]> <b>"  # in HTML, a bogus comment to ">"
+    assert strip(b"<math><![CDATA[ x ]> <b y=1>") == b"<math><![CDATA[ x ]> <b y=1>"  # MathML: to the end

@@ -16,7 +16,7 @@ checks the layout on a probe document before it uses this module.
 __all__ = [
     "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
     "init", "init_boiler", "init_hints", "init_meta", "meta_candidates", "meta_first_link", "meta_text",
-    "page_columns", "stage1_fill", "stage2_fill", "style_hidden", "walk",
+    "page_columns", "stage1_fill", "stage2_fill", "strip_attributes", "style_hidden", "walk",
 ]
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -1900,6 +1900,237 @@ def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
                 )
         return markup, None
     finally:
+        free(out.data)
+
+
+# --------------------------------------------------------------------------- unread attributes
+# After the cut, a third of a page's bytes are attributes that nothing reads (data-*, src, srcset,
+# href, aria-*, on*...): lexbor tokenizes each, allocates it, and the walk steps over it.
+# strip_attributes drops them from start tags, following the tokenizer of the HTML standard for
+# what is a tag and where an attribute ends: comments, bogus comments, end tags and the text of
+# raw-text elements (title, textarea, JSON-LD scripts...) are copied as they are, and a tag that
+# does not end (a quote left open to the end of the page) ends the stripping there. What stays is
+# every attribute the extractor and metadata read (an <a>'s href included), and those the tree
+# builder acts on (``type``
+# of an <input> in a table, ``encoding`` of MathML's annotation-xml, ``color``/``face``/``size``
+# of a <font> in foreign content), byte for byte.
+
+cdef inline bint is_ascii_letter(unsigned char c) noexcept nogil:
+    return (c | 32) >= b'a' and (c | 32) <= b'z'
+
+
+cdef bint attr_kept(const unsigned char *p, size_t n) noexcept nogil:
+    """Whether an attribute named ``p[:n]`` (any ASCII case) is one to keep."""
+    cdef unsigned char low[16]
+    cdef size_t k
+    if n == 0 or n > 14:
+        return n == 0  # an empty name (cannot happen: the first character is always taken)
+    for k in range(n):
+        low[k] = <unsigned char> lower(p[k])
+    if n == 2:
+        return memcmp(low, b"id", 2) == 0
+    if n == 3:
+        return memcmp(low, b"rel", 3) == 0
+    if n == 4:
+        return (memcmp(low, b"role", 4) == 0 or memcmp(low, b"type", 4) == 0 or memcmp(low, b"name", 4) == 0
+                or memcmp(low, b"size", 4) == 0 or memcmp(low, b"face", 4) == 0)
+    if n == 5:
+        return memcmp(low, b"class", 5) == 0 or memcmp(low, b"style", 5) == 0 or memcmp(low, b"color", 5) == 0
+    if n == 6:
+        return memcmp(low, b"hidden", 6) == 0
+    if n == 7:
+        return memcmp(low, b"content", 7) == 0
+    if n == 8:
+        return (memcmp(low, b"property", 8) == 0 or memcmp(low, b"itemprop", 8) == 0
+                or memcmp(low, b"datetime", 8) == 0 or memcmp(low, b"encoding", 8) == 0)
+    if n == 11:
+        return memcmp(low, b"aria-hidden", 11) == 0
+    if n == 14:
+        return memcmp(low, b"shadowrootmode", 14) == 0
+    return False
+
+
+cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops, bint anchor) except? 0:
+    """From just after a tag's name: one past the tag's ``>``, or 0 when the page ends inside it.
+    With ``drops``, the spans of the attributes to drop (each with the separator before it) are
+    pushed onto it as ``start, end`` pairs; an ``<a>`` (``anchor``) keeps its ``href`` too (the
+    metadata's logo test reads it)."""
+    cdef size_t sep, name, name_end
+    cdef const unsigned char *found
+    while True:
+        sep = i
+        while i < n and (is_tag_space(p[i]) or p[i] == b'/'):
+            i += 1
+        if i >= n:
+            return 0
+        if p[i] == b'>':
+            return i + 1
+        name = i
+        i += 1  # the first character is part of the name, whatever it is ("=" included)
+        while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
+            i += 1
+        name_end = i
+        while i < n and is_tag_space(p[i]):
+            i += 1
+        if i < n and p[i] == b'=':
+            i += 1
+            while i < n and is_tag_space(p[i]):
+                i += 1
+            if i < n and (p[i] == b'"' or p[i] == b"'"):
+                found = <const unsigned char *> memchr(p + i + 1, p[i], n - i - 1) if i + 1 < n else NULL
+                if found == NULL:
+                    return 0
+                i = (found - p) + 1
+            else:
+                while i < n and not is_tag_space(p[i]) and p[i] != b'>':
+                    i += 1
+        else:
+            i = name_end  # the spaces after a bare name separate it from the next attribute
+        if drops != NULL and not attr_kept(p + name, name_end - name) and not (
+            anchor and name_end - name == 4 and lower(p[name]) == b'h' and lower(p[name + 1]) == b'r'
+            and lower(p[name + 2]) == b'e' and lower(p[name + 3]) == b'f'
+        ):
+            # With its separator, unless the next attribute follows it without one
+            # (a="1"b="2"): the separator then stays, to keep the next from the name before.
+            if i < n and not (is_tag_space(p[i]) or p[i] == b'/' or p[i] == b'>'):
+                sep = name
+            vec_push(drops, sep)
+            vec_push(drops, i)
+
+
+cdef size_t find_bytes(const unsigned char *p, size_t i, size_t n, const char *needle, size_t m) noexcept nogil:
+    """The first ``needle`` at or after ``i``, or ``n``."""
+    cdef const unsigned char *found
+    while i + m <= n:
+        found = <const unsigned char *> memchr(p + i, needle[0], n - i - m + 1)
+        if found == NULL:
+            return n
+        i = found - p
+        if memcmp(p + i, needle, m) == 0:
+            return i
+        i += 1
+    return n
+
+
+cdef size_t raw_text_end(const unsigned char *p, size_t i, size_t n, const unsigned char *name, size_t m) noexcept nogil:
+    """Where the text of a raw-text element whose name is ``name`` (lower case) ends: the first
+    ``</name`` followed by a space, ``/`` or ``>`` at or after ``i``, or ``n``."""
+    cdef size_t k
+    cdef const unsigned char *found
+    while i + 2 + m < n:
+        found = <const unsigned char *> memchr(p + i, b'<', n - i)
+        if found == NULL:
+            return n
+        i = found - p
+        if i + 2 + m < n and p[i + 1] == b'/':
+            k = 0
+            while k < m and lower(p[i + 2 + k]) == name[k]:
+                k += 1
+            if k == m and (is_tag_space(p[i + 2 + m]) or p[i + 2 + m] == b'/' or p[i + 2 + m] == b'>'):
+                return i
+        i += 1
+    return n
+
+
+cdef int raw_text_kind(const unsigned char *p, size_t n) noexcept nogil:
+    """For a start tag's name: 2 plaintext (text to the end), 1 another element whose content is
+    text (RCDATA, RAWTEXT, script data), else 0."""
+    cdef unsigned char low[10]
+    cdef size_t k
+    if n < 3 or n > 9:
+        return 0
+    for k in range(n):
+        low[k] = <unsigned char> lower(p[k])
+    if n == 9 and memcmp(low, b"plaintext", 9) == 0:
+        return 2
+    if ((n == 5 and (memcmp(low, b"title", 5) == 0 or memcmp(low, b"style", 5) == 0))
+            or (n == 8 and (memcmp(low, b"textarea", 8) == 0 or memcmp(low, b"noframes", 8) == 0))
+            or (n == 3 and memcmp(low, b"xmp", 3) == 0)
+            or (n == 6 and (memcmp(low, b"iframe", 6) == 0 or memcmp(low, b"script", 6) == 0))
+            or (n == 7 and memcmp(low, b"noembed", 7) == 0)):
+        return 1
+    return 0
+
+
+def strip_attributes(bytes markup):
+    """``markup`` (UTF-8) without the attributes of its start tags that nothing reads (see the
+    section comment); the same object when there are none."""
+    cdef const unsigned char *p = markup
+    cdef size_t n = len(markup)
+    cdef size_t i = 0, pos = 0, j, end, k, m
+    cdef int raw
+    cdef const unsigned char *found
+    cdef LongVec drops
+    cdef Buf out
+    cdef unsigned char name[16]
+    drops.data = NULL
+    drops.length = drops.size = 0
+    out.data = NULL
+    out.length = out.size = 0
+    try:
+        while i + 1 < n:
+            found = <const unsigned char *> memchr(p + i, b'<', n - i)
+            if found == NULL:
+                break
+            i = found - p
+            if i + 1 >= n:
+                break
+            if p[i + 1] == b'!':
+                if i + 3 < n and p[i + 2] == b'-' and p[i + 3] == b'-':  # a comment, to its first "-->"
+                    i = find_bytes(p, i + 2, n, b"-->", 3) + 3
+                else:  # a bogus comment or DOCTYPE to ">" (a CDATA section to "]]>" when later)
+                    end = find_bytes(p, i + 2, n, b">", 1) + 1
+                    if i + 9 <= n and memcmp(p + i, b"<![CDATA[", 9) == 0:
+                        k = find_bytes(p, i + 9, n, b"]]>", 3) + 3
+                        # Without a "]]>", a CDATA section runs to the end of the page in MathML,
+                        # and is a bogus comment to ">" in HTML (SVG was cut).
+                        if k > end and (k <= n or _contains(p, i, b"<math", 5)):
+                            end = k
+                    i = end
+                continue
+            if p[i + 1] == b'?':
+                i = find_bytes(p, i + 2, n, b">", 1) + 1
+                continue
+            if p[i + 1] == b'/':
+                if i + 2 < n and is_ascii_letter(p[i + 2]):  # an end tag: its attributes are ignored
+                    j = i + 3
+                    while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
+                        j += 1
+                    end = scan_tag(p, j, n, NULL, False)
+                    if end == 0:
+                        break
+                    i = end
+                else:  # "</>" is dropped, "</ x>" is a bogus comment: to ">"
+                    i = find_bytes(p, i + 2, n, b">", 1) + 1
+                continue
+            if not is_ascii_letter(p[i + 1]):  # a "<" in text
+                i += 1
+                continue
+            j = i + 2
+            while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
+                j += 1
+            m = j - i - 1
+            drops.length = 0
+            end = scan_tag(p, j, n, &drops, m == 1 and (p[i + 1] | 32) == b'a')
+            if end == 0:  # the page ends inside this tag: left as it is, and so is the rest
+                break
+            for k in range(0, drops.length, 2):
+                buf_add(&out, p + pos, <size_t> drops.data[k] - pos)
+                pos = <size_t> drops.data[k + 1]
+            i = end
+            raw = raw_text_kind(p + j - m, m)
+            if raw == 2:
+                break
+            if raw == 1:
+                for k in range(m):
+                    name[k] = <unsigned char> lower(p[j - m + k])
+                i = raw_text_end(p, i, n, name, m)
+        if pos == 0:
+            return markup
+        buf_add(&out, p + pos, n - pos)
+        return PyBytes_FromStringAndSize(<const char *> out.data, out.length)
+    finally:
+        free(drops.data)
         free(out.data)
 
 

@@ -723,7 +723,8 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
 _WALK_FUNCTIONS = (
     "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes",
     "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta", "meta_candidates",
-    "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill", "style_hidden", "walk",
+    "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill", "strip_attributes",
+    "style_hidden", "walk",
 )  # fmt: skip
 #: The elements metadata.read_metadata wants by tag (``a`` only with a ``rel``).
 META_TAGS = ("meta", "script", "h1", "title", "time", "a")
@@ -817,8 +818,9 @@ def cut_no_text(markup: str) -> str:
 
 
 def parse_page(markup: str | bytes) -> tuple[LexborHTMLParser, str | None]:
-    """The page's tree without scripts, styles and SVG, and the guard's reason when the markup
-    had to be flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
+    """The page's tree without scripts, styles, SVG and (with the compiled module) the attributes
+    nothing reads (``_walk.strip_attributes``), and the guard's reason when the markup had to be
+    flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
     The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
 
     Both run over the UTF-8 that lexbor reads anyway (``bytes`` are taken as UTF-8); with the
@@ -827,8 +829,10 @@ def parse_page(markup: str | bytes) -> tuple[LexborHTMLParser, str | None]:
     """
     walk = compiled_walk()
     if walk is not None:
-        # A str is cut in its own characters, and only what stays is encoded.
+        # A str is cut in its own characters, and only what stays is encoded; then the attributes
+        # nothing reads go (_walk.strip_attributes: a third of what is left, the same tree else).
         data = walk.cut_no_text(markup) if isinstance(markup, bytes) else walk.cut_no_text_str(markup)
+        data = walk.strip_attributes(data)
     else:
         text = markup.decode("utf-8", "replace") if isinstance(markup, bytes) else markup
         data = cut_no_text(text).encode("utf-8", "replace")

@@ -23,7 +23,8 @@ A guard bounds each page: markup longer than ``max_chars`` is cut before parsing
 ``max_blocks`` (``"blocks"``); when a page has used up ``time_limit`` seconds at a checkpoint, the
 remaining, costlier stages are skipped and the best answer so far is returned (``"time"``).
 Elements nested deeper than ``nesting.MAX_DEPTH`` and attributes past ``nesting.MAX_ATTRIBUTES``
-in one tag are dropped before parsing (``"depth"``, ``"attributes"``; see
+in one tag are dropped before parsing (``"depth"``, ``"attributes"``; attributes that nothing reads
+are dropped before that, with the compiled module, and cut nothing; see
 :mod:`trawl.convert.nesting`).
 """
 
