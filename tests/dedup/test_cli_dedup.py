@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -174,18 +175,41 @@ def test_search_index_stored_loaded_and_rebuilt_when_stale(
     assert "index unreadable" in err
 
 
-def test_winnow_search_answers_from_the_stored_inverted_index(
-    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _copy(collection: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the collection, and where its search index lives."""
     import shutil
-
-    from trawl.dedup.collection import load_finder, near_in_collection
-    from trawl.dedup.engine import DedupOptions
-    from trawl.dedup.fingerprint import IndexedHashSets
 
     coll = tmp_path / "coll"
     shutil.copytree(collection, coll)
-    index = coll / "index" / "dedup" / "near"
+    return coll, coll / "index" / "dedup" / "near"
+
+
+def _stored_search_is_the_in_memory_one(
+    coll: Path, collection: Path, options: Any, query: str, names: tuple[str, ...]
+) -> None:
+    """A search answers from the stored index, as the in-memory finder does."""
+    from trawl.dedup.collection import load_finder, near_in_collection
+    from trawl.dedup.engine import FINGERPRINT_METHODS
+    from trawl.dedup.fingerprint import IndexedHashSets
+
+    with Collection.open(coll) as c:
+        result = near_in_collection(c, options, text=query)
+        assert result.index == "loaded"
+        for method in set(options.methods) & set(FINGERPRINT_METHODS):
+            assert isinstance(result.finder.fingerprint_sets(method), IndexedHashSets)
+        memory, _ = load_finder(c, options)  # the in-memory path: every text read and hashed again
+        for name in names:
+            text = c.find(_url(collection, name)).text
+            want = memory.near(text)
+            assert want and result.finder.near(text) == want
+
+
+def test_winnow_search_answers_from_the_stored_inverted_index(
+    collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trawl.dedup.engine import DedupOptions
+
+    coll, index = _copy(collection, tmp_path)
     capsys.readouterr()
     assert main(["dedup", str(coll), "--method", "winnow", "--json"]) == 0
     meta = json.loads((index / "meta.json").read_text())
@@ -196,15 +220,9 @@ def test_winnow_search_answers_from_the_stored_inverted_index(
     rows, err = _near_rows(coll, capsys, *query)
     assert err == "" and [(r["b"], r["method"]) for r in rows] == [(_url(collection, "doc2.txt"), "winnow")]
     options = DedupOptions(methods=("exact", "winnow"))
-    with Collection.open(coll) as c:
-        result = near_in_collection(c, options, text=" ".join(edited))
-        assert result.index == "loaded"
-        assert isinstance(result.finder.winnow_sets, IndexedHashSets)
-        memory, _ = load_finder(c, options)  # the in-memory path: every text read and hashed again
-        for name in ("doc0.txt", "copy-near.txt", "doc2.txt"):
-            record = c.find(_url(collection, name))
-            want = memory.near(record.text)
-            assert want and result.finder.near(record.text) == want
+    _stored_search_is_the_in_memory_one(
+        coll, collection, options, " ".join(edited), ("doc0.txt", "copy-near.txt", "doc2.txt")
+    )
     # an index of the previous format is rebuilt, with the reason recorded, and then loaded
     meta["format"] = 1
     (index / "meta.json").write_text(json.dumps(meta))
@@ -220,15 +238,9 @@ def test_winnow_search_answers_from_the_stored_inverted_index(
 def test_modp_discovery_and_search_from_the_stored_index(
     collection: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import shutil
-
-    from trawl.dedup.collection import load_finder, near_in_collection
     from trawl.dedup.engine import DedupOptions
-    from trawl.dedup.fingerprint import IndexedHashSets
 
-    coll = tmp_path / "coll"
-    shutil.copytree(collection, coll)
-    index = coll / "index" / "dedup" / "near"
+    coll, index = _copy(collection, tmp_path)
     capsys.readouterr()
     assert main(["dedup", str(coll), "--method", "modp", "--modp-p", "3", "--json"]) == 0
     rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
@@ -244,14 +256,9 @@ def test_modp_discovery_and_search_from_the_stored_index(
     found, err = _near_rows(coll, capsys, *query)
     assert err == "" and [(r["b"], r["method"]) for r in found] == [(_url(collection, "doc3.txt"), "modp")]
     options = DedupOptions(methods=("exact", "modp"), modp_p=3)
-    with Collection.open(coll) as c:
-        result = near_in_collection(c, options, text=" ".join(edited))
-        assert result.index == "loaded" and isinstance(result.finder.modp_sets, IndexedHashSets)
-        memory, _ = load_finder(c, options)
-        for name in ("doc0.txt", "copy-near.txt", "doc3.txt"):
-            text = c.find(_url(collection, name)).text
-            want = memory.near(text)
-            assert want and result.finder.near(text) == want
+    _stored_search_is_the_in_memory_one(
+        coll, collection, options, " ".join(edited), ("doc0.txt", "copy-near.txt", "doc3.txt")
+    )
     # another p selects other fingerprints: the index is rebuilt, with the reason
     _, err = _near_rows(coll, capsys, "--text", " ".join(edited), "--method", "modp")
     assert "search index rebuilt: other options: modp_p 3 -> 4" in err

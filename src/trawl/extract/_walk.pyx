@@ -803,6 +803,68 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     return total, found
 
 
+# --------------------------------------------------------------------------- word lists
+# Short lists of ASCII names (attributes, tags) looked up by the scanners below: a name is compared
+# only with the words of its length.
+
+DEF MAX_WORDS = 24
+
+cdef struct WordList:
+    size_t count
+    size_t lengths[MAX_WORDS]
+    const unsigned char *words[MAX_WORDS]
+
+
+cdef list _word_lists_data = []  # the bytes the lists point into, kept alive
+
+
+cdef void word_list(WordList *w, bytes spaced):
+    """``w`` from space-separated lower-case words (at most MAX_WORDS)."""
+    _word_lists_data.append(spaced)
+    cdef const unsigned char *p = spaced
+    cdef size_t n = len(spaced), i = 0, start
+    w.count = 0
+    while i < n and w.count < MAX_WORDS:
+        start = i
+        while i < n and p[i] != 32:
+            i += 1
+        w.words[w.count] = p + start
+        w.lengths[w.count] = i - start
+        w.count += 1
+        i += 1
+
+
+cdef int word_index(const WordList *w, const unsigned char *p, size_t n, bint fold) noexcept nogil:
+    """1 + the index of ``p[:n]`` in ``w`` (ASCII case ignored when ``fold``), else 0."""
+    cdef size_t k, j
+    for k in range(w.count):
+        if w.lengths[k] != n:
+            continue
+        j = 0
+        if fold:
+            while j < n and lower(p[j]) == w.words[k][j]:
+                j += 1
+        else:
+            while j < n and p[j] == w.words[k][j]:
+                j += 1
+        if j == n:
+            return <int> k + 1
+    return 0
+
+
+cdef WordList _meta_attr_words  # in the order of _META_ATTRS
+cdef WordList _kept_attr_words
+cdef WordList _raw_text_words  # plaintext last
+_META_ATTR_NAMES = b"content property name itemprop type rel class datetime"
+word_list(&_meta_attr_words, _META_ATTR_NAMES)
+word_list(
+    &_kept_attr_words,
+    b"id rel role type name size face class style color hidden content property itemprop datetime encoding"
+    b" aria-hidden shadowrootmode",
+)
+word_list(&_raw_text_words, b"title textarea style xmp iframe noembed noframes script plaintext")
+
+
 # --------------------------------------------------------------------------- metadata candidates
 # read_metadata's elements in one C pass: lexbor's selector engine matched its ten selectors
 # against every element, a fifth of a page's extraction time. meta_candidates returns a superset
@@ -817,7 +879,7 @@ cdef int _meta_names_meta = -1  # the code of <meta>
 cdef bint _meta_ready = False
 
 # The attributes read_metadata reads, by qualified name (HTML attribute names are lower case).
-cdef tuple _META_ATTRS = ("content", "property", "name", "itemprop", "type", "rel", "class", "datetime")
+cdef tuple _META_ATTRS = tuple(_META_ATTR_NAMES.decode().split())
 
 
 def init_meta(size_t qualified_name, dict tags, size_t anchor_id):
@@ -839,27 +901,9 @@ def init_meta(size_t qualified_name, dict tags, size_t anchor_id):
     _meta_ready = True
 
 
-cdef int meta_attr(const unsigned char *name, size_t n) noexcept nogil:
+cdef inline int meta_attr(const unsigned char *name, size_t n) noexcept nogil:
     """1 + the index of ``name`` in _META_ATTRS, else 0."""
-    if n == 3 and memcmp(name, b"rel", 3) == 0:
-        return 6
-    if n == 4:
-        if memcmp(name, b"name", 4) == 0:
-            return 3
-        if memcmp(name, b"type", 4) == 0:
-            return 5
-    elif n == 5 and memcmp(name, b"class", 5) == 0:
-        return 7
-    elif n == 7 and memcmp(name, b"content", 7) == 0:
-        return 1
-    elif n == 8:
-        if memcmp(name, b"property", 8) == 0:
-            return 2
-        if memcmp(name, b"itemprop", 8) == 0:
-            return 4
-        if memcmp(name, b"datetime", 8) == 0:
-            return 8
-    return 0
+    return word_index(&_meta_attr_words, name, n, False)
 
 
 cdef bint has_part(const unsigned char *p, size_t n, const char *part, size_t m) noexcept nogil:
@@ -1919,35 +1963,9 @@ cdef inline bint is_ascii_letter(unsigned char c) noexcept nogil:
     return (c | 32) >= b'a' and (c | 32) <= b'z'
 
 
-cdef bint attr_kept(const unsigned char *p, size_t n) noexcept nogil:
+cdef inline bint attr_kept(const unsigned char *p, size_t n) noexcept nogil:
     """Whether an attribute named ``p[:n]`` (any ASCII case) is one to keep."""
-    cdef unsigned char low[16]
-    cdef size_t k
-    if n == 0 or n > 14:
-        return n == 0  # an empty name (cannot happen: the first character is always taken)
-    for k in range(n):
-        low[k] = <unsigned char> lower(p[k])
-    if n == 2:
-        return memcmp(low, b"id", 2) == 0
-    if n == 3:
-        return memcmp(low, b"rel", 3) == 0
-    if n == 4:
-        return (memcmp(low, b"role", 4) == 0 or memcmp(low, b"type", 4) == 0 or memcmp(low, b"name", 4) == 0
-                or memcmp(low, b"size", 4) == 0 or memcmp(low, b"face", 4) == 0)
-    if n == 5:
-        return memcmp(low, b"class", 5) == 0 or memcmp(low, b"style", 5) == 0 or memcmp(low, b"color", 5) == 0
-    if n == 6:
-        return memcmp(low, b"hidden", 6) == 0
-    if n == 7:
-        return memcmp(low, b"content", 7) == 0
-    if n == 8:
-        return (memcmp(low, b"property", 8) == 0 or memcmp(low, b"itemprop", 8) == 0
-                or memcmp(low, b"datetime", 8) == 0 or memcmp(low, b"encoding", 8) == 0)
-    if n == 11:
-        return memcmp(low, b"aria-hidden", 11) == 0
-    if n == 14:
-        return memcmp(low, b"shadowrootmode", 14) == 0
-    return False
+    return word_index(&_kept_attr_words, p, n, True) != 0
 
 
 cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops, bint anchor) except? 0:
@@ -2032,24 +2050,11 @@ cdef size_t raw_text_end(const unsigned char *p, size_t i, size_t n, const unsig
     return n
 
 
-cdef int raw_text_kind(const unsigned char *p, size_t n) noexcept nogil:
+cdef inline int raw_text_kind(const unsigned char *p, size_t n) noexcept nogil:
     """For a start tag's name: 2 plaintext (text to the end), 1 another element whose content is
     text (RCDATA, RAWTEXT, script data), else 0."""
-    cdef unsigned char low[10]
-    cdef size_t k
-    if n < 3 or n > 9:
-        return 0
-    for k in range(n):
-        low[k] = <unsigned char> lower(p[k])
-    if n == 9 and memcmp(low, b"plaintext", 9) == 0:
-        return 2
-    if ((n == 5 and (memcmp(low, b"title", 5) == 0 or memcmp(low, b"style", 5) == 0))
-            or (n == 8 and (memcmp(low, b"textarea", 8) == 0 or memcmp(low, b"noframes", 8) == 0))
-            or (n == 3 and memcmp(low, b"xmp", 3) == 0)
-            or (n == 6 and (memcmp(low, b"iframe", 6) == 0 or memcmp(low, b"script", 6) == 0))
-            or (n == 7 and memcmp(low, b"noembed", 7) == 0)):
-        return 1
-    return 0
+    cdef int k = word_index(&_raw_text_words, p, n, True)
+    return 2 if k == 9 else (1 if k else 0)
 
 
 def strip_attributes(bytes markup):
