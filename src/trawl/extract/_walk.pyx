@@ -1809,12 +1809,36 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     return memcmp(b, b"optgroup", 8) == 0 or memcmp(b, b"colgroup", 8) == 0
 
 
+cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *name_end) noexcept nogil:
+    """At an attribute's first character (taken into its name whatever it is, "=" included, as
+    the HTML tokenizer does): one past the attribute, its value included (the spaces after a bare
+    name are left to separate it from the next); ``n + 1`` when a quoted value is left open.
+    ``name_end``: one past its name."""
+    cdef const unsigned char *found
+    i += 1
+    while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
+        i += 1
+    name_end[0] = i
+    while i < n and is_tag_space(p[i]):
+        i += 1
+    if i >= n or p[i] != b'=':
+        return name_end[0]
+    i += 1
+    while i < n and is_tag_space(p[i]):
+        i += 1
+    if i < n and (p[i] == b'"' or p[i] == b"'"):
+        found = <const unsigned char *> memchr(p + i + 1, p[i], n - i - 1) if i + 1 < n else NULL
+        return (found - p) + 1 if found != NULL else n + 1
+    while i < n and not is_tag_space(p[i]) and p[i] != b'>':
+        i += 1
+    return i
+
+
 cdef size_t tag_end(const unsigned char *p, size_t i, size_t n, size_t max_attrs, size_t *attrs,
                     size_t *cut) noexcept nogil:
     """From just after a start tag's name: one past its ``>`` (or ``n``); ``attrs`` its attribute
     count, ``cut`` where its ``max_attrs``-th attribute ends (``n`` when it has no more)."""
-    cdef unsigned char q
-    cdef const unsigned char *found
+    cdef size_t name_end
     attrs[0] = 0
     cut[0] = n
     while i < n:
@@ -1824,23 +1848,10 @@ cdef size_t tag_end(const unsigned char *p, size_t i, size_t n, size_t max_attrs
             return n
         if p[i] == b'>':
             return i + 1
-        # An attribute name, then maybe "= value".
-        i += 1
-        while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
-            i += 1
-        while i < n and is_tag_space(p[i]):
-            i += 1
-        if i < n and p[i] == b'=':
-            i += 1
+        i = attribute_end(p, i, n, &name_end)
+        if i == name_end:  # a bare name: the cut keeps the spaces after it (as the Python guard)
             while i < n and is_tag_space(p[i]):
                 i += 1
-            if i < n and (p[i] == b'"' or p[i] == b"'"):
-                q = p[i]
-                found = <const unsigned char *> memchr(p + i + 1, q, n - i - 1) if i + 1 < n else NULL
-                i = (found - p) + 1 if found != NULL else n + 1
-            else:
-                while i < n and not is_tag_space(p[i]) and p[i] != b'>':
-                    i += 1
         attrs[0] += 1
         if attrs[0] == max_attrs:
             cut[0] = i if i < n else n
@@ -1974,7 +1985,6 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
     pushed onto it as ``start, end`` pairs; an ``<a>`` (``anchor``) keeps its ``href`` too (the
     metadata's logo test reads it)."""
     cdef size_t sep, name, name_end
-    cdef const unsigned char *found
     while True:
         sep = i
         while i < n and (is_tag_space(p[i]) or p[i] == b'/'):
@@ -1984,26 +1994,9 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
         if p[i] == b'>':
             return i + 1
         name = i
-        i += 1  # the first character is part of the name, whatever it is ("=" included)
-        while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
-            i += 1
-        name_end = i
-        while i < n and is_tag_space(p[i]):
-            i += 1
-        if i < n and p[i] == b'=':
-            i += 1
-            while i < n and is_tag_space(p[i]):
-                i += 1
-            if i < n and (p[i] == b'"' or p[i] == b"'"):
-                found = <const unsigned char *> memchr(p + i + 1, p[i], n - i - 1) if i + 1 < n else NULL
-                if found == NULL:
-                    return 0
-                i = (found - p) + 1
-            else:
-                while i < n and not is_tag_space(p[i]) and p[i] != b'>':
-                    i += 1
-        else:
-            i = name_end  # the spaces after a bare name separate it from the next attribute
+        i = attribute_end(p, i, n, &name_end)
+        if i > n:  # a quoted value left open
+            return 0
         if drops != NULL and not attr_kept(p + name, name_end - name) and not (
             anchor and name_end - name == 4 and lower(p[name]) == b'h' and lower(p[name + 1]) == b'r'
             and lower(p[name + 2]) == b'e' and lower(p[name + 3]) == b'f'
