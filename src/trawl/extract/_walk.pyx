@@ -808,38 +808,42 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
 # only with the words of its length.
 
 DEF MAX_WORDS = 24
+DEF MAX_WORD_LENGTH = 32
 
 cdef struct WordList:
     size_t count
-    size_t lengths[MAX_WORDS]
     const unsigned char *words[MAX_WORDS]
+    int index[MAX_WORDS]  # 1 + the word's place in the list as written
+    size_t first[MAX_WORD_LENGTH + 2]  # the words of length k are words[first[k]:first[k + 1]]
 
 
 cdef list _word_lists_data = []  # the bytes the lists point into, kept alive
 
 
-cdef void word_list(WordList *w, bytes spaced):
-    """``w`` from space-separated lower-case words (at most MAX_WORDS)."""
-    _word_lists_data.append(spaced)
-    cdef const unsigned char *p = spaced
-    cdef size_t n = len(spaced), i = 0, start
-    w.count = 0
-    while i < n and w.count < MAX_WORDS:
-        start = i
-        while i < n and p[i] != 32:
-            i += 1
-        w.words[w.count] = p + start
-        w.lengths[w.count] = i - start
-        w.count += 1
-        i += 1
+cdef int word_list(WordList *w, bytes spaced) except -1:
+    """``w`` from space-separated lower-case words (at most MAX_WORDS, of MAX_WORD_LENGTH bytes)."""
+    words = spaced.split()
+    if len(words) > MAX_WORDS or max(map(len, words)) > MAX_WORD_LENGTH:
+        raise ValueError("word list too long")
+    _word_lists_data.append(words)
+    order = sorted(range(len(words)), key=lambda k: len(words[k]))  # by length, stable
+    cdef size_t k, length = 0
+    w.count = len(words)
+    for k in range(w.count):
+        w.words[k] = <const unsigned char *> (<bytes> words[order[k]])
+        w.index[k] = order[k] + 1
+    for length in range(MAX_WORD_LENGTH + 2):
+        w.first[length] = sum(1 for word in words if len(word) < length)
+    return 0
 
 
 cdef int word_index(const WordList *w, const unsigned char *p, size_t n, bint fold) noexcept nogil:
-    """1 + the index of ``p[:n]`` in ``w`` (ASCII case ignored when ``fold``), else 0."""
+    """1 + the index of ``p[:n]`` in the list as written (ASCII case ignored when ``fold``),
+    else 0; only the words of ``n`` bytes are compared."""
     cdef size_t k, j
-    for k in range(w.count):
-        if w.lengths[k] != n:
-            continue
+    if n > MAX_WORD_LENGTH:
+        return 0
+    for k in range(w.first[n], w.first[n + 1]):
         j = 0
         if fold:
             while j < n and lower(p[j]) == w.words[k][j]:
@@ -848,7 +852,7 @@ cdef int word_index(const WordList *w, const unsigned char *p, size_t n, bint fo
             while j < n and p[j] == w.words[k][j]:
                 j += 1
         if j == n:
-            return <int> k + 1
+            return w.index[k]
     return 0
 
 
@@ -1809,6 +1813,22 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     return memcmp(b, b"optgroup", 8) == 0 or memcmp(b, b"colgroup", 8) == 0
 
 
+# Character classes of the tag tokenizer, one table lookup per byte.
+DEF C_SPACE = 1  # tab, LF, FF, CR, space
+DEF C_SLASH = 2
+DEF C_GT = 4
+DEF C_EQ = 8
+cdef unsigned char _tag_class[256]
+cdef int _c
+for _c in range(256):
+    _tag_class[_c] = 0
+for _c in (9, 10, 12, 13, 32):
+    _tag_class[_c] = C_SPACE
+_tag_class[47] = C_SLASH  # "/"
+_tag_class[62] = C_GT  # ">"
+_tag_class[61] = C_EQ  # "="
+
+
 cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *name_end) noexcept nogil:
     """At an attribute's first character (taken into its name whatever it is, "=" included, as
     the HTML tokenizer does): one past the attribute, its value included (the spaces after a bare
@@ -1816,20 +1836,20 @@ cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *na
     ``name_end``: one past its name."""
     cdef const unsigned char *found
     i += 1
-    while i < n and not is_tag_space(p[i]) and p[i] != b'/' and p[i] != b'>' and p[i] != b'=':
+    while i < n and not _tag_class[p[i]]:
         i += 1
     name_end[0] = i
-    while i < n and is_tag_space(p[i]):
+    while i < n and _tag_class[p[i]] == C_SPACE:
         i += 1
     if i >= n or p[i] != b'=':
         return name_end[0]
     i += 1
-    while i < n and is_tag_space(p[i]):
+    while i < n and _tag_class[p[i]] == C_SPACE:
         i += 1
     if i < n and (p[i] == b'"' or p[i] == b"'"):
         found = <const unsigned char *> memchr(p + i + 1, p[i], n - i - 1) if i + 1 < n else NULL
         return (found - p) + 1 if found != NULL else n + 1
-    while i < n and not is_tag_space(p[i]) and p[i] != b'>':
+    while i < n and not (_tag_class[p[i]] & (C_SPACE | C_GT)):
         i += 1
     return i
 
@@ -1987,7 +2007,7 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
     cdef size_t sep, name, name_end
     while True:
         sep = i
-        while i < n and (is_tag_space(p[i]) or p[i] == b'/'):
+        while i < n and _tag_class[p[i]] & (C_SPACE | C_SLASH):
             i += 1
         if i >= n:
             return 0
