@@ -545,3 +545,22 @@ def test_stripping_unread_attributes_keeps_the_tree() -> None:
     assert strip(b"<p data-x=1>a<div x='") == b"<p>a<div x='"  # an open quote to the end: left as it is
     assert strip(b"<![CDATA[ x ]> <b y=1>") == b"<![CDATA[ x ]> <b>"  # in HTML, a bogus comment to ">"
     assert strip(b"<math><![CDATA[ x ]> <b y=1>") == b"<math><![CDATA[ x ]> <b y=1>"  # MathML: to the end
+
+
+@needs_compiled
+def test_stripping_stays_linear_on_hostile_markup() -> None:
+    # Each shape repeats something the tokenizer must look ahead for (a "]]>", a "-->", a
+    # "</title>", the end of a tag); looking again from every repetition would be quadratic
+    # (minutes for these 2 MB; the suite's timeout stops it).
+    strip = blocks._compiled().strip_attributes
+    for unchanged in (
+        b"<![CDATA[>" * 200_000,
+        b"<math>" + b"<![CDATA[>" * 200_000,
+        b"<![CDATA[>" * 200_000 + b"]]>",
+        b"<!--" * 300_000,
+        b"<title>" * 300_000,
+        b"<a x=1 " * 300_000,
+        b'</a x="' * 300_000,
+    ):
+        assert strip(unchanged) == unchanged
+    assert strip(b"<p data-x=1>t</p>" * 200_000) == b"<p>t</p>" * 200_000

@@ -2076,6 +2076,9 @@ def strip_attributes(bytes markup):
     cdef const unsigned char *p = markup
     cdef size_t n = len(markup)
     cdef size_t i = 0, pos = 0, j, end, k, m
+    cdef size_t cdata_close = 0  # the next "]]>" (n: none)
+    cdef size_t math_from = 0  # where the search for <math> has got to
+    cdef bint math_seen = False
     cdef int raw
     cdef const unsigned char *found
     cdef LongVec drops
@@ -2099,10 +2102,17 @@ def strip_attributes(bytes markup):
                 else:  # a bogus comment or DOCTYPE to ">" (a CDATA section to "]]>" when later)
                     end = find_bytes(p, i + 2, n, b">", 1) + 1
                     if i + 9 <= n and memcmp(p + i, b"<![CDATA[", 9) == 0:
-                        k = find_bytes(p, i + 9, n, b"]]>", 3) + 3
+                        # The next "]]>" and whether a <math> came before are each looked for
+                        # once per stretch of the page, so that many "<![CDATA[" stay linear.
+                        if cdata_close < i + 9:
+                            cdata_close = find_bytes(p, i + 9, n, b"]]>", 3)
+                        if not math_seen:
+                            math_seen = _contains(p + math_from, i - math_from, b"<math", 5)
+                            math_from = i - 4 if i >= 4 else 0
+                        k = cdata_close + 3
                         # Without a "]]>", a CDATA section runs to the end of the page in MathML,
                         # and is a bogus comment to ">" in HTML (SVG was cut).
-                        if k > end and (k <= n or _contains(p, i, b"<math", 5)):
+                        if k > end and (k <= n or math_seen):
                             end = k
                     i = end
                 continue
