@@ -189,6 +189,9 @@ def part_quality(args: argparse.Namespace) -> dict[str, Any]:
             ),
         ),
         ("winnow (w=4, n=5)", "winnow", options),
+        ("0 mod p (p=4, the default)", "modp", options),
+        ("0 mod p (p=2)", "modp", replace(options, modp_p=2)),
+        ("0 mod p (p=8)", "modp", replace(options, modp_p=8)),
     ):
         t0 = time.perf_counter()
         q = method_quality(corpus, method, opts)
