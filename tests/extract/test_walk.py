@@ -544,7 +544,19 @@ def test_stripping_unread_attributes_keeps_the_tree() -> None:
     assert strip(b"<link href=/h rel=r>") == b"<link rel=r>"
     assert strip(b"<p data-x=1>a<div x='") == b"<p>a<div x='"  # an open quote to the end: left as it is
     assert strip(b"<![CDATA[ x ]> <b y=1>") == b"<![CDATA[ x ]> <b>"  # in HTML, a bogus comment to ">"
-    assert strip(b"<math><![CDATA[ x ]> <b y=1>") == b"<math><![CDATA[ x ]> <b y=1>"  # MathML: to the end
+    assert strip(b"<!-- a --!> <b y=1>") == b"<!-- a --!> <b>"  # "--!>" ends a comment too
+    # Where the tokenizer's state depends on the tree, the rest is left as it is: SVG or MathML
+    # that the cut left (CDATA, raw text follow other rules), raw text inside a <select>, a
+    # script whose "<!--" may carry it past its first "</script>".
+    for rest in (b"<math><![CDATA[ x ]> <b y=1>", b"<svg><title><b y=1>", b"<frameset><b y=1>"):
+        assert strip(b"<i z=1>" + rest) == b"<i>" + rest
+    assert strip(b"<select z=1><title></select><textarea></title><b y=1>") == (
+        b"<select><title></select><textarea></title><b y=1>"
+    )
+    assert strip(b"<select><textarea><b y=1></textarea><i z=1>") == b"<select><textarea><b y=1></textarea><i>"
+    script = b"<script><!--<script></script><b y=1></script><i z=1>"
+    assert strip(script) == script
+    assert strip(b"<script></script><i z=1>") == b"<script></script><i>"
 
 
 @needs_compiled
@@ -564,3 +576,24 @@ def test_stripping_stays_linear_on_hostile_markup() -> None:
     ):
         assert strip(unchanged) == unchanged
     assert strip(b"<p data-x=1>t</p>" * 200_000) == b"<p>t</p>" * 200_000
+
+
+@needs_compiled
+def test_stripping_keeps_the_tree_of_fuzzed_tag_soup() -> None:
+    walk = blocks._compiled()
+    rng = random.Random(13)
+    parts = [
+        "<p", "<div", "<a", " href=x", " class='c'", ' data-x="', '"', "'", ">", "</p>", "</div>", "<!--",
+        "-->", "--!>", "<![CDATA[", "]]>", "<title>", "</title>", "<textarea>", "</textarea>", "<math>",
+        "<script type=application/ld+json>", "</script>", "<style>", "</style>", "<svg>", "</svg>", " id=k",
+        " style='display:none'", "text ", "<", "/", "=", "\u00e9", "<plaintext>", "<br/>", "<h1>",
+        "<meta content=x name=author>", "<input type=hidden>", "<table>", "<td>", "<font color=red>", " ",
+        "<select>", "</select>", "<option>", "<frameset>", "<noframes>", "<iframe>", "</iframe>", "<xmp>",
+        "<!-- <script>", "<?x>", "</ x>", "<template>", "<noscript>", "<script>", " data-q=1", "<i a=1/b=2>",
+        '<b a="1"c=2>',
+    ]  # fmt: skip
+    for _ in range(1500):
+        html = "".join(rng.choice(parts) for _ in range(rng.randrange(1, 60)))
+        data = walk.cut_no_text_str(html)
+        want = _tree_items(LexborHTMLParser(data), True)
+        assert _tree_items(LexborHTMLParser(walk.strip_attributes(data)), True) == want, html

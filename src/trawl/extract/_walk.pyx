@@ -867,6 +867,12 @@ word_list(
     b" aria-hidden shadowrootmode",
 )
 word_list(&_raw_text_words, b"title textarea style xmp iframe noembed noframes script plaintext")
+cdef WordList _unsure_words  # where the attribute stripper stops
+word_list(&_unsure_words, b"svg math frameset")
+cdef WordList _select_word
+word_list(&_select_word, b"select")
+cdef WordList _sure_raw_words  # raw text inside a <select> too
+word_list(&_sure_raw_words, b"script textarea")
 
 
 # --------------------------------------------------------------------------- metadata candidates
@@ -1983,8 +1989,11 @@ def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
 # href, aria-*, on*...): lexbor tokenizes each, allocates it, and the walk steps over it.
 # strip_attributes drops them from start tags, following the tokenizer of the HTML standard for
 # what is a tag and where an attribute ends: comments, bogus comments, end tags and the text of
-# raw-text elements (title, textarea, JSON-LD scripts...) are copied as they are, and a tag that
-# does not end (a quote left open to the end of the page) ends the stripping there. What stays is
+# raw-text elements (title, textarea, JSON-LD scripts...) are copied as they are. Where the
+# tokenizer's state would depend on the tree, the rest of the page is left as it is: a tag that
+# does not end (a quote left open to the end), SVG or MathML that the cut left (CDATA and raw text
+# follow other rules there), a frameset, raw text inside a <select> (parsers differ on it), a
+# script holding "<!--" (its escapes may carry it past its first "</script>"). What stays is
 # every attribute the extractor and metadata read (an <a>'s href included), and those the tree
 # builder acts on (``type``
 # of an <input> in a table, ``encoding`` of MathML's annotation-xml, ``color``/``face``/``size``
@@ -2021,9 +2030,9 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
             anchor and name_end - name == 4 and lower(p[name]) == b'h' and lower(p[name + 1]) == b'r'
             and lower(p[name + 2]) == b'e' and lower(p[name + 3]) == b'f'
         ):
-            # With its separator, unless the next attribute follows it without one
-            # (a="1"b="2"): the separator then stays, to keep the next from the name before.
-            if i < n and not (is_tag_space(p[i]) or p[i] == b'/' or p[i] == b'>'):
+            # With its separator only when a space or the tag's ">" follows: else (a="1"b="2",
+            # or a "/" that would run on an unquoted value before) the separator stays.
+            if i < n and not (is_tag_space(p[i]) or p[i] == b'>'):
                 sep = name
             vec_push(drops, sep)
             vec_push(drops, i)
@@ -2076,9 +2085,7 @@ def strip_attributes(bytes markup):
     cdef const unsigned char *p = markup
     cdef size_t n = len(markup)
     cdef size_t i = 0, pos = 0, j, end, k, m
-    cdef size_t cdata_close = 0  # the next "]]>" (n: none)
-    cdef size_t math_from = 0  # where the search for <math> has got to
-    cdef bint math_seen = False
+    cdef bint in_select = False
     cdef int raw
     cdef const unsigned char *found
     cdef LongVec drops
@@ -2097,24 +2104,13 @@ def strip_attributes(bytes markup):
             if i + 1 >= n:
                 break
             if p[i + 1] == b'!':
-                if i + 3 < n and p[i + 2] == b'-' and p[i + 3] == b'-':  # a comment, to its first "-->"
-                    i = find_bytes(p, i + 2, n, b"-->", 3) + 3
-                else:  # a bogus comment or DOCTYPE to ">" (a CDATA section to "]]>" when later)
-                    end = find_bytes(p, i + 2, n, b">", 1) + 1
-                    if i + 9 <= n and memcmp(p + i, b"<![CDATA[", 9) == 0:
-                        # The next "]]>" and whether a <math> came before are each looked for
-                        # once per stretch of the page, so that many "<![CDATA[" stay linear.
-                        if cdata_close < i + 9:
-                            cdata_close = find_bytes(p, i + 9, n, b"]]>", 3)
-                        if not math_seen:
-                            math_seen = _contains(p + math_from, i - math_from, b"<math", 5)
-                            math_from = i - 4 if i >= 4 else 0
-                        k = cdata_close + 3
-                        # Without a "]]>", a CDATA section runs to the end of the page in MathML,
-                        # and is a bogus comment to ">" in HTML (SVG was cut).
-                        if k > end and (k <= n or math_seen):
-                            end = k
-                    i = end
+                if i + 3 < n and p[i + 2] == b'-' and p[i + 3] == b'-':
+                    # A comment ends at its first "-->" ("<!-->" and "<!--->" included) or "--!>".
+                    end = find_bytes(p, i + 2, n, b"-->", 3) + 3
+                    k = find_bytes(p, i + 4, end - 3 if end - 3 < n else n, b"--!>", 4) + 4
+                    i = k if k < end else end
+                else:  # a bogus comment, DOCTYPE or (in HTML content) CDATA section: to ">"
+                    i = find_bytes(p, i + 2, n, b">", 1) + 1
                 continue
             if p[i + 1] == b'?':
                 i = find_bytes(p, i + 2, n, b">", 1) + 1
@@ -2124,6 +2120,8 @@ def strip_attributes(bytes markup):
                     j = i + 3
                     while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
                         j += 1
+                    if in_select and word_index(&_select_word, p + i + 2, j - i - 2, True):
+                        in_select = False
                     end = scan_tag(p, j, n, NULL, False)
                     if end == 0:
                         break
@@ -2146,13 +2144,24 @@ def strip_attributes(bytes markup):
                 buf_add(&out, p + pos, <size_t> drops.data[k] - pos)
                 pos = <size_t> drops.data[k + 1]
             i = end
+            if word_index(&_unsure_words, p + j - m, m, True):
+                # SVG or MathML (not cut: unclosed), where CDATA sections and raw text follow
+                # other rules, or a frameset: the rest is left as it is.
+                break
+            if word_index(&_select_word, p + j - m, m, True):
+                in_select = True
             raw = raw_text_kind(p + j - m, m)
             if raw == 2:
                 break
             if raw == 1:
                 for k in range(m):
                     name[k] = <unsigned char> lower(p[j - m + k])
+                k = word_index(&_sure_raw_words, name, m, False)  # 1 script, 2 textarea
+                if in_select and not k:
+                    break  # in a <select>, whether <title>, <style>... hold text depends on the parser
                 i = raw_text_end(p, i, n, name, m)
+                if k == 1 and find_bytes(p, end, i, b"<!--", 4) < i:
+                    break  # a script with "<!--" may run past its first "</script>" (escapes)
         if pos == 0:
             return markup
         buf_add(&out, p + pos, n - pos)
