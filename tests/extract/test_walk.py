@@ -597,3 +597,27 @@ def test_stripping_keeps_the_tree_of_fuzzed_tag_soup() -> None:
         data = walk.cut_no_text_str(html)
         want = _tree_items(LexborHTMLParser(data), True)
         assert _tree_items(LexborHTMLParser(walk.strip_attributes(data)), True) == want, html
+
+
+@needs_compiled
+def test_compiled_metadata_scan_on_fuzzed_tag_soup(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trawl.extract import metadata
+
+    rng = random.Random(3)
+    parts = [
+        "<meta", " content='2024-05-01'", " name=author", " property=og:title", " itemprop=author",
+        " itemprop=datePublished", " class='byline x'", " class=author-name", " rel=author",
+        " REL='Author me'", "<a", " href=/", " href='https://x.org/'", "<h1", "<title>", "</title>", "<time",
+        " datetime=2023-02-03", "<script type='application/ld+json'>",
+        '{"@type": "Article", "headline": "H", "author": {"name": "N"}}', "</script>", ">", "</a>", "</h1>",
+        "text ", "By Someone ", "<div", "</div>", "<span", "<!--", "-->", "'", '"', "<",
+        "<html class=author>", " data-x=1",
+    ]  # fmt: skip
+    pages = ["".join(rng.choice(parts) for _ in range(rng.randrange(1, 50))) for _ in range(1000)]
+    trees = [blocks.parse_page(html)[0] for html in pages]
+    for tree in trees:
+        found = {c.node for c in metadata._candidates(tree)}
+        assert all(node.mem_id in found for node in tree.css(metadata._WANTED))
+    fast = [metadata.read_metadata(tree, "https://x.org/2024/01/02/p") for tree in trees]
+    monkeypatch.setattr(metadata, "compiled_walk", lambda: None)
+    assert [metadata.read_metadata(tree, "https://x.org/2024/01/02/p") for tree in trees] == fast
