@@ -279,14 +279,16 @@ class DuplicateFinder:
             self.counters["dedup/pairs/simhash"] = len(a)
             self.counters["dedup/simhash/capped-runs"] = capped
             pairs += _pairs(a, b, 1.0 - dist / 64.0, "simhash")
-        for method in self._fingerprint_methods:
-            reps = self._representative_mask()
-            fi = FingerprintIndex(_masked(self.fingerprint_sets(method), reps), o.max_df)
-            fp = fi.pairs()
-            keep = fp.jaccard >= o.threshold
-            self.counters[f"dedup/pairs/{method}"] = int(keep.sum())
-            self.counters[f"dedup/{method}/boilerplate-fingerprints"] = fi.skipped_fingerprints
-            pairs += _pairs(fp.a[keep], fp.b[keep], fp.jaccard[keep], method)
+        fp_methods = self._fingerprint_methods
+        if fp_methods:
+            reps = self._representative_mask()  # once, for every fingerprint method
+            for method in fp_methods:
+                fi = FingerprintIndex(_masked(self.fingerprint_sets(method), reps), o.max_df)
+                fp = fi.pairs()
+                keep = fp.jaccard >= o.threshold
+                self.counters[f"dedup/pairs/{method}"] = int(keep.sum())
+                self.counters[f"dedup/{method}/boilerplate-fingerprints"] = fi.skipped_fingerprints
+                pairs += _pairs(fp.a[keep], fp.b[keep], fp.jaccard[keep], method)
         return pairs
 
     def _representative_mask(self) -> npt.NDArray[np.bool_]:

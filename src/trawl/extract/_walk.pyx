@@ -858,7 +858,6 @@ cdef int word_index(const WordList *w, const unsigned char *p, size_t n, bint fo
 
 cdef WordList _meta_attr_words  # in the order of _META_ATTRS
 cdef WordList _kept_attr_words
-cdef WordList _raw_text_words  # plaintext last
 _META_ATTR_NAMES = b"content property name itemprop type rel class datetime"
 word_list(&_meta_attr_words, _META_ATTR_NAMES)
 word_list(
@@ -866,13 +865,18 @@ word_list(
     b"id rel role type name size face class style color hidden content property itemprop datetime encoding"
     b" aria-hidden shadowrootmode",
 )
-word_list(&_raw_text_words, b"title textarea style xmp iframe noembed noframes script plaintext")
-cdef WordList _unsure_words  # where the attribute stripper stops
-word_list(&_unsure_words, b"svg math frameset")
-cdef WordList _select_word
-word_list(&_select_word, b"select")
-cdef WordList _sure_raw_words  # raw text inside a <select> too
-word_list(&_sure_raw_words, b"script textarea")
+# The start tags the attribute stripper acts on, in the order of the ST_ codes.
+cdef WordList _strip_tag_words
+word_list(
+    &_strip_tag_words,
+    b"script textarea title style xmp iframe noembed noframes plaintext select svg math frameset",
+)
+DEF ST_SCRIPT = 1  # raw text (script data)
+DEF ST_TEXTAREA = 2  # raw text (RCDATA), inside a <select> too
+# 3-8 (title ... noframes): raw text, except (for some parsers) inside a <select>
+DEF ST_PLAINTEXT = 9  # text to the end
+DEF ST_SELECT = 10
+DEF ST_SVG = 11  # svg, math, frameset: the stripper stops
 
 
 # --------------------------------------------------------------------------- metadata candidates
@@ -2072,13 +2076,6 @@ cdef size_t raw_text_end(const unsigned char *p, size_t i, size_t n, const unsig
     return n
 
 
-cdef inline int raw_text_kind(const unsigned char *p, size_t n) noexcept nogil:
-    """For a start tag's name: 2 plaintext (text to the end), 1 another element whose content is
-    text (RCDATA, RAWTEXT, script data), else 0."""
-    cdef int k = word_index(&_raw_text_words, p, n, True)
-    return 2 if k == 9 else (1 if k else 0)
-
-
 def strip_attributes(bytes markup):
     """``markup`` (UTF-8) without the attributes of its start tags that nothing reads (see the
     section comment); the same object when there are none."""
@@ -2086,7 +2083,7 @@ def strip_attributes(bytes markup):
     cdef size_t n = len(markup)
     cdef size_t i = 0, pos = 0, j, end, k, m
     cdef bint in_select = False
-    cdef int raw
+    cdef int tag
     cdef const unsigned char *found
     cdef LongVec drops
     cdef Buf out
@@ -2120,8 +2117,8 @@ def strip_attributes(bytes markup):
                     j = i + 3
                     while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
                         j += 1
-                    if in_select and word_index(&_select_word, p + i + 2, j - i - 2, True):
-                        in_select = False
+                    if in_select and word_index(&_strip_tag_words, p + i + 2, j - i - 2, True) == ST_SELECT:
+                        in_select = False  # </select>
                     end = scan_tag(p, j, n, NULL, False)
                     if end == 0:
                         break
@@ -2144,23 +2141,20 @@ def strip_attributes(bytes markup):
                 buf_add(&out, p + pos, <size_t> drops.data[k] - pos)
                 pos = <size_t> drops.data[k + 1]
             i = end
-            if word_index(&_unsure_words, p + j - m, m, True):
+            tag = word_index(&_strip_tag_words, p + j - m, m, True)
+            if tag >= ST_SVG or tag == ST_PLAINTEXT:
                 # SVG or MathML (not cut: unclosed), where CDATA sections and raw text follow
-                # other rules, or a frameset: the rest is left as it is.
+                # other rules, a frameset, or text to the end: the rest is left as it is.
                 break
-            if word_index(&_select_word, p + j - m, m, True):
+            if tag == ST_SELECT:
                 in_select = True
-            raw = raw_text_kind(p + j - m, m)
-            if raw == 2:
-                break
-            if raw == 1:
+            elif tag:  # an element whose content is text, to its end tag
+                if in_select and tag > ST_TEXTAREA:
+                    break  # in a <select>, whether <title>, <style>... hold text depends on the parser
                 for k in range(m):
                     name[k] = <unsigned char> lower(p[j - m + k])
-                k = word_index(&_sure_raw_words, name, m, False)  # 1 script, 2 textarea
-                if in_select and not k:
-                    break  # in a <select>, whether <title>, <style>... hold text depends on the parser
                 i = raw_text_end(p, i, n, name, m)
-                if k == 1 and find_bytes(p, end, i, b"<!--", 4) < i:
+                if tag == ST_SCRIPT and find_bytes(p, end, i, b"<!--", 4) < i:
                     break  # a script with "<!--" may run past its first "</script>" (escapes)
         if pos == 0:
             return markup
