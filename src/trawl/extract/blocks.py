@@ -107,11 +107,16 @@ _HR_ID = _tid("hr")
 _BREAK_IDS = frozenset((_BR_ID, _HR_ID))
 
 #: Class/id hint families; an element's hint bit ``k`` is set when its class, id or role contains one
-#: of the family's keywords.
-HINT_NAMES = ("nav", "footer", "side", "comment", "social", "meta", "ad", "content", "title", "hidden")
-#: The hint bit of hidden elements: a class/id keyword ("modal", "sr-only"…), and also set on a
-#: block element hidden by ``hidden``, ``aria-hidden="true"`` or an inline ``display: none``,
-#: which is kept for the classifier to judge (product descriptions live in hidden tab panels).
+#: of the family's keywords. A hidden element may be a tab panel or accordion (product descriptions,
+#: code samples in other languages: content) or a modal, pop-up or drawer (policies, forms, menus:
+#: boilerplate), so those two get families of their own beside ``hidden``; cross-validated by site on
+#: all pages, the two families gave +0.002 to +0.005 mean F1 on each of three fold seeds.
+HINT_NAMES = (
+    "nav", "footer", "side", "comment", "social", "meta", "ad", "content", "title", "hidden", "modal", "tab",
+)  # fmt: skip
+#: The hint bit of hidden elements: a class/id keyword ("sr-only"…), and also set on a block
+#: element hidden by ``hidden``, ``aria-hidden="true"`` or an inline ``display: none``, which is
+#: kept for the classifier to judge (product descriptions live in hidden tab panels).
 HIDDEN_BIT = 1 << HINT_NAMES.index("hidden")
 _HINT_WORDS = (
     "nav menu breadcrumb crumb skip pagination pager toolbar masthead topbar header dropdown mega",
@@ -124,7 +129,9 @@ _HINT_WORDS = (
     "advert sponsor banner dfp gpt- outbrain taboola adsense ad-",
     "article content entry post main body text story blog prose markdown rich detail descr product doc",
     "title headline heading h1",
-    "hidden modal popup overlay drawer offcanvas visually-hidden sr-only screen-reader",
+    "hidden visually-hidden sr-only screen-reader",
+    "modal popup overlay drawer offcanvas lightbox dialog",
+    "tabpanel tab-pane tab-panel tabs-panel tab-content tabcontent accordion",
 )
 _KEYWORD_BITS = {w: 1 << k for k, words in enumerate(_HINT_WORDS) for w in words.split()}
 # Keywords that must be followed by something: "post-12" is a comment (a bare "post" content),
