@@ -807,7 +807,7 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
 # Short lists of ASCII names (attributes, tags) looked up by the scanners below: a name is compared
 # only with the words of its length.
 
-DEF MAX_WORDS = 24
+DEF MAX_WORDS = 48
 DEF MAX_WORD_LENGTH = 32
 
 cdef struct WordList:
@@ -1353,33 +1353,15 @@ cdef inline uint32_t lower(uint32_t c) noexcept nogil:
     return c + 32 if 65 <= c <= 90 else c
 
 
-cdef inline bint is_regex_word(uint32_t c) noexcept nogil:
-    """``\\w`` for the character after a tag name (non-ASCII ones count as word characters: in
-    UTF-8, every byte of them does)."""
-    return c >= 0x80 or is_word_char(<unsigned char> c)
-
-
 cdef inline bint is_ascii_ws(uint32_t c) noexcept nogil:
     return c == 32 or (9 <= c <= 13)
 
 
-# The cut reads bytes (UTF-8) or a str's own code units (1, 2 or 4 bytes each): the same scanner, with
-# one rule made explicit where the two differ, the 4000-byte bound on an opening tag, which a str
-# counts in the UTF-8 bytes its characters will take.
+# The cut reads bytes (UTF-8) or a str's own code units (1, 2 or 4 bytes each): the same scanner.
 ctypedef fused Unit:
     uint8_t
     uint16_t
     uint32_t
-
-
-cdef inline size_t utf8_width(uint32_t c) noexcept nogil:
-    if c < 0x80:
-        return 1
-    if c < 0x800:
-        return 2
-    if c < 0x10000:
-        return 1 if 0xD800 <= c <= 0xDFFF else 3  # a lone surrogate is encoded as "?"
-    return 4
 
 
 cdef inline size_t find_lt(const Unit *p, size_t i, size_t n) noexcept nogil:
@@ -1413,67 +1395,326 @@ cdef inline size_t find_lt(const Unit *p, size_t i, size_t n) noexcept nogil:
         return i
 
 
-cdef int open_tag(const Unit *p, size_t i, size_t n, bint widths, size_t *name_len, size_t *end) noexcept nogil:
-    """At ``p[i] == '<'``: 1 script, 2 style, 3 svg when an opening tag of one starts here and ends
-    with ``>`` within 4000 bytes (``end``: one past it), else 0. ``widths``: ``p`` is a str's code
-    units, whose bytes are their UTF-8 widths."""
-    cdef int kind = 0
-    cdef size_t j, limit, used
-    if i + 4 < n and lower(p[i + 1]) == b's':
-        if i + 7 <= n and lower(p[i + 2]) == b'c' and lower(p[i + 3]) == b'r' \
-                and lower(p[i + 4]) == b'i' and lower(p[i + 5]) == b'p' and lower(p[i + 6]) == b't':
-            kind, name_len[0] = 1, 6
-        elif i + 6 <= n and lower(p[i + 2]) == b't' and lower(p[i + 3]) == b'y' \
-                and lower(p[i + 4]) == b'l' and lower(p[i + 5]) == b'e':
-            kind, name_len[0] = 2, 5
-        elif lower(p[i + 2]) == b'v' and lower(p[i + 3]) == b'g':
-            kind, name_len[0] = 3, 3
-    if not kind:
-        return 0
-    j = i + 1 + name_len[0]
-    if j < n and is_regex_word(p[j]):
-        return 0
-    if widths:
-        used = 0
-        while j < n and p[j] != b'>':
-            used += utf8_width(p[j])
-            if used >= 4000:
-                return 0
-            j += 1
-    else:
-        limit = j + 4000
-        if limit > n:
-            limit = n
-        while j < limit and p[j] != b'>':
-            j += 1
-    if j >= n or p[j] != b'>':
-        return 0
-    end[0] = j + 1
-    return kind
+cdef inline bint u_space(uint32_t c) noexcept nogil:
+    """The HTML tokenizer's whitespace: tab, LF, FF, CR, space."""
+    return c == 32 or c == 9 or c == 10 or c == 12 or c == 13
 
 
-cdef size_t close_tag(const Unit *p, size_t i, size_t n, int kind, size_t *end) noexcept nogil:
-    """The start of the first ``</name\\s*>`` at or after ``i`` (``end``: one past it), or ``n``."""
-    cdef const char *name = b"script" if kind == 1 else (b"style" if kind == 2 else b"svg")
-    cdef size_t length = 6 if kind == 1 else (5 if kind == 2 else 3)
-    cdef size_t j, k
-    while i + 2 + length < n:
-        i = find_lt(p, i, n - 2 - length)
-        if i + 2 + length >= n:
-            break
-        if p[i + 1] == b'/':
-            k = 0
-            while k < length and lower(p[i + 2 + k]) == <unsigned char> name[k]:
+cdef inline bint u_qmark(uint32_t c) noexcept nogil:
+    """``?``, or a lone surrogate, which the UTF-8 of a str encodes as ``?``."""
+    return c == 63 or 0xD800 <= c <= 0xDFFF
+
+
+cdef inline bint u_letter(uint32_t c) noexcept nogil:
+    return c < 128 and 97 <= (c | 32) <= 122
+
+
+cdef size_t u_find(const Unit *p, size_t i, size_t n, const char *needle, size_t m) noexcept nogil:
+    """The first ``needle`` (ASCII, exact) at or after ``i`` ending by ``n``, or ``n``."""
+    cdef size_t k
+    while i + m <= n:
+        if p[i] == <unsigned char> needle[0]:
+            k = 1
+            while k < m and p[i + k] == <unsigned char> needle[k]:
                 k += 1
-            if k == length:
-                j = i + 2 + length
-                while j < n and is_ascii_ws(p[j]):
-                    j += 1
-                if j < n and p[j] == b'>':
-                    end[0] = j + 1
-                    return i
+            if k == m:
+                return i
         i += 1
     return n
+
+
+cdef size_t u_name_end(const Unit *p, size_t i, size_t n) noexcept nogil:
+    """One past a tag name that starts at ``i``: it runs to a space, ``/`` or ``>``."""
+    while i < n and not (u_space(p[i]) or p[i] == 47 or p[i] == 62):
+        i += 1
+    return i
+
+
+cdef bint u_is(const Unit *p, size_t a, size_t b, const char *name) noexcept nogil:
+    """Whether ``p[a:b]`` is ``name`` (lower-case ASCII) in any ASCII case."""
+    cdef size_t k = 0
+    while a + k < b:
+        if name[k] == 0 or lower(p[a + k]) != <unsigned char> name[k]:
+            return False
+        k += 1
+    return name[k] == 0
+
+
+cdef size_t u_tag_end(const Unit *p, size_t i, size_t n, bint *self_closing) noexcept nogil:
+    """From just after a tag's name: one past its ``>``, or 0 when the page ends inside the tag.
+    Attributes as the HTML tokenizer reads them (a name takes its first character whatever it is,
+    a quoted value runs to its quote, an unquoted one to a space or ``>``); ``self_closing``: the
+    tag ends in ``/>`` outside a value."""
+    cdef bint slash = False
+    cdef uint32_t q
+    cdef size_t k
+    self_closing[0] = False
+    while True:
+        slash = False
+        while i < n and (u_space(p[i]) or p[i] == 47):
+            slash = p[i] == 47
+            i += 1
+        if i >= n:
+            return 0
+        if p[i] == 62:
+            self_closing[0] = slash
+            return i + 1
+        i += 1  # an attribute's name
+        while i < n and not (u_space(p[i]) or p[i] == 47 or p[i] == 62 or p[i] == 61):
+            i += 1
+        k = i
+        while k < n and u_space(p[k]):
+            k += 1
+        if k >= n or p[k] != 61:  # no value: the spaces are the loop's
+            continue
+        k += 1
+        while k < n and u_space(p[k]):
+            k += 1
+        if k < n and (p[k] == 34 or p[k] == 39):
+            q = p[k]
+            k += 1
+            while k < n and p[k] != q:
+                k += 1
+            if k >= n:
+                return 0
+            i = k + 1
+        else:
+            while k < n and not (u_space(p[k]) or p[k] == 62):
+                k += 1
+            i = k
+
+
+cdef size_t u_raw_end(const Unit *p, size_t i, size_t n, const unsigned char *name, size_t m) noexcept nogil:
+    """Where the text of a raw-text element named ``name`` ends: the first ``</name`` followed by
+    a space, ``/`` or ``>`` at or after ``i``, or ``n``."""
+    cdef size_t k
+    while True:
+        i = find_lt(p, i, n)
+        if i + 2 + m >= n:
+            return n
+        if p[i + 1] == 47:
+            k = 0
+            while k < m and lower(p[i + 2 + k]) == name[k]:
+                k += 1
+            if k == m and (u_space(p[i + 2 + m]) or p[i + 2 + m] == 47 or p[i + 2 + m] == 62):
+                return i
+        i += 1
+
+
+cdef size_t u_markup_decl_end(const Unit *p, size_t i, size_t n, bint cdata) noexcept nogil:
+    """At a ``<!``: one past a comment (to its first ``-->``, ``<!-->`` and ``<!--->`` included,
+    or ``--!>``), a CDATA section (to ``]]>``; in foreign content only, ``cdata``) or a bogus
+    comment or DOCTYPE (to ``>``); 0 when it does not end."""
+    cdef size_t e, k
+    if i + 3 < n and p[i + 2] == 45 and p[i + 3] == 45:
+        k = i + 2  # one pass for whichever end comes first
+        while k + 2 < n:
+            if p[k] == 45 and p[k + 1] == 45:
+                if p[k + 2] == 62:
+                    return k + 3
+                if k >= i + 4 and k + 3 < n and p[k + 2] == 33 and p[k + 3] == 62:
+                    return k + 4
+            k += 1
+        return 0
+    if cdata and i + 8 < n and u_find(p, i + 2, i + 9, b"[CDATA[", 7) == i + 2:
+        e = u_find(p, i + 9, n, b"]]>", 3)
+        return e + 3 if e < n else 0
+    e = u_find(p, i + 2, n, b">", 1)
+    return e + 1 if e < n else 0
+
+
+# Start tags that end an <svg> (the HTML standard's breakout list; <font> only with color, face or
+# size, so any <font> stops the cutting instead).
+cdef WordList _breakout_words
+word_list(
+    &_breakout_words,
+    b"b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing"
+    b" menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var",
+)
+# The start tags the cut acts on, in the order of the CUT_ codes (CUT_RAW: the six after "select").
+cdef WordList _cut_tag_words
+word_list(
+    &_cut_tag_words,
+    b"script style svg select title textarea xmp iframe noembed noframes plaintext math frameset"
+    b" foreignobject font desc",
+)
+
+
+DEF CUT_SCRIPT = 1
+DEF CUT_STYLE = 2
+DEF CUT_SVG = 3
+DEF CUT_SELECT = 4
+DEF CUT_TEXTAREA = 6  # after title: the raw-text elements, whose text runs to their end tag, kept
+DEF CUT_NOFRAMES = 10
+DEF CUT_TITLE = 5
+DEF CUT_FOREIGN_OBJECT = 14
+DEF CUT_FONT = 15
+DEF CUT_DESC = 16
+
+
+cdef int u_word(const Unit *p, size_t a, size_t b, const WordList *w, unsigned char *name) noexcept nogil:
+    """``word_index`` of the name ``p[a:b]``, lower-cased into ``name`` (32 bytes); 0 when it is
+    longer or not ASCII."""
+    cdef size_t k
+    if b - a > MAX_WORD_LENGTH:
+        return 0
+    for k in range(b - a):
+        if p[a + k] >= 128:
+            return 0
+        name[k] = <unsigned char> lower(p[a + k])
+    return word_index(w, name, b - a, False)
+
+
+DEF SVG_STACK = 256
+
+
+cdef bint u_same_name(const Unit *p, size_t a, size_t b, size_t c, size_t d) noexcept nogil:
+    """Whether the names ``p[a:b]`` and ``p[c:d]`` are the same but for ASCII case."""
+    cdef size_t k
+    if b - a != d - c:
+        return False
+    for k in range(b - a):
+        if lower(p[a + k]) != lower(p[c + k]):
+            return False
+    return True
+
+
+cdef inline bint u_script_tag(const Unit *p, size_t i, size_t n) noexcept nogil:
+    """Whether ``p[i:]`` is ``script`` (any ASCII case) followed by a space, ``/`` or ``>``."""
+    return i + 6 < n and u_is(p, i, i + 6, b"script") and (u_space(p[i + 6]) or p[i + 6] == 47 or p[i + 6] == 62)
+
+
+cdef size_t script_end(const Unit *p, size_t i, size_t n) noexcept nogil:
+    """Where a script's text that starts at ``i`` ends: at the ``</script`` that ends it, or ``n``.
+    The HTML tokenizer's script states: after ``<!--`` the text is *escaped* (to ``-->``), and in
+    escaped text a ``<script`` makes it *double escaped*, where ``</script`` does not end the
+    script but returns to escaped text. Plain script text is searched for ``<`` only."""
+    cdef int state = 0  # 0 script data, 1 escaped, 2 double escaped
+    cdef size_t dash = 0
+    cdef uint32_t c
+    while True:
+        if state == 0:
+            i = find_lt(p, i, n)
+            if i + 1 >= n:
+                return n
+            if p[i + 1] == 47 and u_script_tag(p, i + 2, n):
+                return i
+            if p[i + 1] == 33 and i + 3 < n and p[i + 2] == 45 and p[i + 3] == 45:
+                state, dash = 1, 2
+                i += 4
+            else:
+                i += 1
+            continue
+        if i >= n:
+            return n
+        c = p[i]
+        if c == 45:  # "-"
+            dash += 1
+            i += 1
+            continue
+        if c == 62 and dash >= 2:  # "-->": back to script data
+            state = dash = 0
+            i += 1
+            continue
+        dash = 0
+        if c == 60 and i + 1 < n:  # "<"
+            if p[i + 1] == 47 and u_script_tag(p, i + 2, n):
+                if state == 1:
+                    return i
+                state = 1
+                i += 8
+                continue
+            if state == 1 and u_script_tag(p, i + 1, n):
+                state = 2
+                i += 7
+                continue
+        i += 1
+
+
+cdef size_t svg_end(const Unit *p, size_t i, size_t n, size_t *cut_to) noexcept nogil:
+    """From just after an ``<svg>`` start tag: where the cut of the element ends (``cut_to``) and
+    where scanning goes on, or 0 where this scanner does not follow the tree builder: the rest of
+    the page is then left as it is (the walk skips SVG anyway). The open elements inside it are
+    kept on a stack, as the tree builder keeps them: the element ends at the end tag that closes
+    it, before a start tag that breaks out of foreign content (``<div>``, ``<p>``...), and where an
+    end tag names no open element (it closes HTML elements around it: ``</div>``); ``<title>`` and
+    ``<desc>`` holding only text are stepped over; a ``<foreignObject>``, a ``<font>``, markup in
+    a ``<title>`` or ``<desc>`` (HTML there), a ``</p>`` or ``</br>``, nesting deeper than the
+    stack or a page that ends first stop the cutting."""
+    cdef size_t depth = 1, j, e, body, k
+    cdef size_t start[SVG_STACK]
+    cdef size_t stop[SVG_STACK]
+    cdef bint sc
+    cdef int kind
+    cdef unsigned char name[MAX_WORD_LENGTH]
+    start[0] = stop[0] = 0  # the <svg> itself: matched by name below
+    while True:
+        i = find_lt(p, i, n)
+        if i + 1 >= n:
+            return 0
+        if p[i + 1] == 33:  # "!"
+            e = u_markup_decl_end(p, i, n, True)
+            if e == 0:
+                return 0
+            i = e
+        elif u_qmark(p[i + 1]):  # "?": a bogus comment
+            e = u_find(p, i + 2, n, b">", 1)
+            if e >= n:
+                return 0
+            i = e + 1
+        elif p[i + 1] == 47:  # "/"
+            if i + 2 < n and u_letter(p[i + 2]):
+                j = u_name_end(p, i + 2, n)
+                e = u_tag_end(p, j, n, &sc)
+                if e == 0 or u_is(p, i + 2, j, b"p") or u_is(p, i + 2, j, b"br"):
+                    return 0
+                k = depth
+                while k > 1 and not u_same_name(p, start[k - 1], stop[k - 1], i + 2, j):
+                    k -= 1
+                if k > 1:
+                    depth = k - 1  # closes the element and those opened inside it
+                elif u_is(p, i + 2, j, b"svg"):
+                    cut_to[0] = e
+                    return e
+                else:  # names no open element: it closes HTML ones, the <svg> with them
+                    return 0
+                i = e
+            else:
+                e = u_find(p, i + 2, n, b">", 1)
+                if e >= n:
+                    return 0
+                i = e + 1
+        elif u_letter(p[i + 1]):
+            j = u_name_end(p, i + 1, n)
+            if u_word(p, i + 1, j, &_breakout_words, name):
+                cut_to[0] = i
+                return i
+            kind = u_word(p, i + 1, j, &_cut_tag_words, name)
+            if kind == CUT_FOREIGN_OBJECT or kind == CUT_FONT:
+                return 0
+            e = u_tag_end(p, j, n, &sc)
+            if e == 0:
+                return 0
+            if sc:
+                i = e
+                continue
+            if kind == CUT_TITLE or kind == CUT_DESC:
+                # HTML integration points: text to their end tag is stepped over, markup stops
+                body = u_raw_end(p, e, n, name, j - i - 1)
+                if body >= n or find_lt(p, e, body) < body:
+                    return 0
+                i = u_tag_end(p, body + 2 + (j - i - 1), n, &sc)  # and its end tag
+                if i == 0:
+                    return 0
+                continue
+            if depth == SVG_STACK:
+                return 0
+            start[depth] = i + 1
+            stop[depth] = j
+            depth += 1
+            i = e
+        else:
+            i += 1
 
 
 cdef bint _contains(const Unit *p, size_t n, const char *needle, size_t m) noexcept nogil:
@@ -1490,28 +1731,97 @@ cdef bint _contains(const Unit *p, size_t n, const char *needle, size_t m) noexc
     return False
 
 
-cdef int cut_spans(const Unit *p, size_t n, bint widths, LongVec *keep) except -1:
+cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
     """The spans of ``p[:n]`` that stay, as ``start, end`` pairs pushed onto ``keep`` (none when
-    nothing is cut)."""
-    cdef size_t i = 0, pos = 0, name_len = 0, open_end = 0, close_start, close_end = 0
+    nothing is cut). A tokenizer after the HTML standard's: comments, DOCTYPEs, end tags and the
+    attributes of start tags are stepped over (a ``<script>`` in a comment or an attribute value
+    is no script), the text of raw-text elements (``title``, ``textarea``...) is kept as it is, and
+    the tag names are whole (``<svg-icon>`` is no ``<svg>``). Cut: ``<script>`` (JSON-LD kept) and
+    ``<style>`` elements to their end tags, ``<svg>`` elements to theirs or to the tag that ends
+    them (see :func:`svg_end`). Where the tokenizer's state would depend on the tree, the rest is
+    left as it is: a tag, comment or raw text left open to the end, MathML, a frameset, plain
+    text, a raw-text element other than ``<textarea>`` in a ``<select>``. A script's text ends as
+    the tokenizer ends it, escapes included (:func:`script_end`)."""
+    cdef size_t i = 0, pos = 0, j, e, body, close, cut_to = 0
+    cdef bint sc, in_select = False
     cdef int kind
-    while i < n:
+    cdef unsigned char name[MAX_WORD_LENGTH]
+    while True:
         i = find_lt(p, i, n)
-        if i >= n:
+        if i + 1 >= n:
             break
-        kind = open_tag(p, i, n, widths, &name_len, &open_end)
-        if not kind:
+        if p[i + 1] == 33:  # "!"
+            e = u_markup_decl_end(p, i, n, False)
+            if e == 0:
+                break
+            i = e
+            continue
+        if u_qmark(p[i + 1]):  # "?"
+            e = u_find(p, i + 2, n, b">", 1)
+            if e >= n:
+                break
+            i = e + 1
+            continue
+        if p[i + 1] == 47:  # "/"
+            if i + 2 < n and u_letter(p[i + 2]):
+                j = u_name_end(p, i + 2, n)
+                e = u_tag_end(p, j, n, &sc)
+                if e == 0:
+                    break
+                if in_select and u_is(p, i + 2, j, b"select"):
+                    in_select = False
+                i = e
+            else:  # "</>" or a bogus comment, to ">"
+                e = u_find(p, i + 2, n, b">", 1)
+                if e >= n:
+                    break
+                i = e + 1
+            continue
+        if not u_letter(p[i + 1]):  # a "<" in text
             i += 1
             continue
-        close_start = close_tag(p, open_end, n, kind, &close_end)
-        if close_start >= n:
+        j = u_name_end(p, i + 1, n)
+        e = u_tag_end(p, j, n, &sc)
+        if e == 0:
             break
-        if kind == 1 and _contains(p + i, open_end - i, b"ld+json", 7):
-            i = close_end
-            continue
-        vec_push(keep, pos)
-        vec_push(keep, i)
-        pos = i = close_end
+        kind = u_word(p, i + 1, j, &_cut_tag_words, name)
+        if kind == 0 or kind >= CUT_FOREIGN_OBJECT:
+            i = e
+        elif kind == CUT_SELECT:
+            in_select = True
+            i = e
+        elif kind == CUT_SCRIPT or kind == CUT_STYLE:
+            if kind == CUT_STYLE and in_select:
+                break
+            body = script_end(p, e, n) if kind == CUT_SCRIPT else u_raw_end(p, e, n, name, j - i - 1)
+            if body >= n:
+                break
+            close = u_tag_end(p, u_name_end(p, body + 2, n), n, &sc)
+            if close == 0:
+                break
+            if kind == CUT_SCRIPT and _contains(p + i, e - i, b"ld+json", 7):
+                i = close
+                continue
+            vec_push(keep, pos)
+            vec_push(keep, i)
+            pos = i = close
+        elif kind == CUT_SVG:
+            if sc:
+                cut_to = e
+            elif svg_end(p, e, n, &cut_to) == 0:
+                break
+            vec_push(keep, pos)
+            vec_push(keep, i)
+            pos = i = cut_to
+        elif kind < CUT_NOFRAMES + 1:  # title, textarea, xmp, iframe, noembed, noframes
+            if in_select and kind != CUT_TEXTAREA:
+                break  # in a <select>, whether they hold text depends on the parser
+            body = u_raw_end(p, e, n, name, j - i - 1)
+            if body >= n:
+                break
+            i = body
+        else:
+            break
     if pos:
         vec_push(keep, pos)
         vec_push(keep, n)
@@ -1520,8 +1830,8 @@ cdef int cut_spans(const Unit *p, size_t n, bint widths, LongVec *keep) except -
 
 def cut_no_text(bytes markup):
     """``markup`` (UTF-8) without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD
-    scripts kept: the rules of ``blocks.cut_no_text`` over bytes (an opening tag's attributes
-    are limited to 4000 bytes rather than characters; an unclosed element ends the cutting)."""
+    scripts kept (see :func:`cut_spans`): what lexbor would build from it is its tree less those
+    elements (tested against exactly that)."""
     return cut_encode(<const uint8_t *> markup, len(markup), True, markup)
 
 
@@ -1600,7 +1910,7 @@ cdef bytes cut_encode(const Unit *p, size_t n, bint raw, bytes whole):
     out.data = NULL
     out.length = out.size = 0
     try:
-        cut_spans(p, n, not raw, &keep)
+        cut_spans(p, n, &keep)
         if not keep.length:
             if whole is not None:
                 return whole
