@@ -792,6 +792,7 @@ def _load_compiled() -> str:
 
 # --------------------------------------------------------------------------- the page's tree
 
+
 def remove_no_text(tree: LexborHTMLParser) -> LexborHTMLParser:
     """``tree`` without its ``<script>``, ``<style>`` and ``<svg>`` elements, JSON-LD scripts (an
     attribute naming ``ld+json``) kept: what the compiled cut (``_walk.cut_no_text``) takes out of
