@@ -1345,6 +1345,22 @@ def boiler_hits(list texts, list candidates, object fallback):
     return hits
 
 
+# Character classes of the tag tokenizer, one table lookup per byte.
+DEF C_SPACE = 1  # tab, LF, FF, CR, space
+DEF C_SLASH = 2
+DEF C_GT = 4
+DEF C_EQ = 8
+cdef unsigned char _tag_class[256]
+cdef int _c
+for _c in range(256):
+    _tag_class[_c] = 0
+for _c in (9, 10, 12, 13, 32):
+    _tag_class[_c] = C_SPACE
+_tag_class[47] = C_SLASH  # "/"
+_tag_class[62] = C_GT  # ">"
+_tag_class[61] = C_EQ  # "="
+
+
 # --------------------------------------------------------------------------- cutting scripts
 
 
@@ -1400,6 +1416,11 @@ cdef inline bint u_space(uint32_t c) noexcept nogil:
     return c == 32 or c == 9 or c == 10 or c == 12 or c == 13
 
 
+cdef inline unsigned char u_class(uint32_t c) noexcept nogil:
+    """The tag tokenizer's class of a byte or code unit (0 past Latin-1)."""
+    return _tag_class[c] if c < 256 else 0
+
+
 cdef inline bint u_qmark(uint32_t c) noexcept nogil:
     """``?``, or a lone surrogate, which the UTF-8 of a str encodes as ``?``."""
     return c == 63 or 0xD800 <= c <= 0xDFFF
@@ -1425,7 +1446,7 @@ cdef size_t u_find(const Unit *p, size_t i, size_t n, const char *needle, size_t
 
 cdef size_t u_name_end(const Unit *p, size_t i, size_t n) noexcept nogil:
     """One past a tag name that starts at ``i``: it runs to a space, ``/`` or ``>``."""
-    while i < n and not (u_space(p[i]) or p[i] == 47 or p[i] == 62):
+    while i < n and not (u_class(p[i]) & (C_SPACE | C_SLASH | C_GT)):
         i += 1
     return i
 
@@ -1448,10 +1469,11 @@ cdef size_t u_tag_end(const Unit *p, size_t i, size_t n, bint *self_closing) noe
     cdef bint slash = False
     cdef uint32_t q
     cdef size_t k
+    cdef const unsigned char *found
     self_closing[0] = False
     while True:
         slash = False
-        while i < n and (u_space(p[i]) or p[i] == 47):
+        while i < n and u_class(p[i]) & (C_SPACE | C_SLASH):
             slash = p[i] == 47
             i += 1
         if i >= n:
@@ -1460,26 +1482,30 @@ cdef size_t u_tag_end(const Unit *p, size_t i, size_t n, bint *self_closing) noe
             self_closing[0] = slash
             return i + 1
         i += 1  # an attribute's name
-        while i < n and not (u_space(p[i]) or p[i] == 47 or p[i] == 62 or p[i] == 61):
+        while i < n and not u_class(p[i]):
             i += 1
         k = i
-        while k < n and u_space(p[k]):
+        while k < n and u_class(p[k]) == C_SPACE:
             k += 1
         if k >= n or p[k] != 61:  # no value: the spaces are the loop's
             continue
         k += 1
-        while k < n and u_space(p[k]):
+        while k < n and u_class(p[k]) == C_SPACE:
             k += 1
         if k < n and (p[k] == 34 or p[k] == 39):
             q = p[k]
             k += 1
-            while k < n and p[k] != q:
-                k += 1
+            if Unit is uint8_t:
+                found = <const unsigned char *> memchr(p + k, q, n - k) if k < n else NULL
+                k = <size_t> (found - p) if found != NULL else n
+            else:
+                while k < n and p[k] != q:
+                    k += 1
             if k >= n:
                 return 0
             i = k + 1
         else:
-            while k < n and not (u_space(p[k]) or p[k] == 62):
+            while k < n and not (u_class(p[k]) & (C_SPACE | C_GT)):
                 k += 1
             i = k
 
@@ -2131,22 +2157,6 @@ cdef bint no_nesting(const unsigned char *p, size_t n) noexcept nogil:
     if n == 7:
         return memcmp(b, b"caption", 7) == 0
     return memcmp(b, b"optgroup", 8) == 0 or memcmp(b, b"colgroup", 8) == 0
-
-
-# Character classes of the tag tokenizer, one table lookup per byte.
-DEF C_SPACE = 1  # tab, LF, FF, CR, space
-DEF C_SLASH = 2
-DEF C_GT = 4
-DEF C_EQ = 8
-cdef unsigned char _tag_class[256]
-cdef int _c
-for _c in range(256):
-    _tag_class[_c] = 0
-for _c in (9, 10, 12, 13, 32):
-    _tag_class[_c] = C_SPACE
-_tag_class[47] = C_SLASH  # "/"
-_tag_class[62] = C_GT  # ">"
-_tag_class[61] = C_EQ  # "="
 
 
 cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *name_end) noexcept nogil:
