@@ -1369,10 +1369,6 @@ cdef inline uint32_t lower(uint32_t c) noexcept nogil:
     return c + 32 if 65 <= c <= 90 else c
 
 
-cdef inline bint is_ascii_ws(uint32_t c) noexcept nogil:
-    return c == 32 or (9 <= c <= 13)
-
-
 # The cut reads bytes (UTF-8) or a str's own code units (1, 2 or 4 bytes each): the same scanner.
 ctypedef fused Unit:
     uint8_t
