@@ -36,6 +36,16 @@ def test_hint_bits_families_and_word_rules() -> None:
     assert hint_bits("SideBar Widget") == _bit("side")
 
 
+def test_modals_and_tab_panels_have_hint_families_of_their_own() -> None:
+    # A hidden modal (a policy, a sign-up form) and a hidden tab panel (a product description)
+    # are both hidden; their families tell the classifier which is which.
+    assert hint_bits("modal-privacy-policy") == _bit("modal")
+    assert hint_bits("cart-drawer") == _bit("modal") and hint_bits("dialog") == _bit("modal")
+    assert hint_bits("tab-pane fade") == _bit("tab") and hint_bits("accordion__item") == _bit("tab")
+    assert hint_bits("tabpanel") == _bit("tab") and hint_bits("table-striped") == 0
+    assert hint_bits("sr-only") == _bit("hidden") and hint_bits("navbar-collapse") == _bit("nav")
+
+
 def test_invisible_and_hidden_inline_elements_are_dropped_hidden_blocks_marked() -> None:
     page = parse_blocks(
         "<html><body><p>Visible paragraph text here.</p>"
