@@ -202,6 +202,7 @@ _CUT_EDGES = [
     "<style>a</STYLE>b<svg><path/></svg>c",
     "<p>caf\u00e9</p><script>\u00e9</script>\u00e9<svg>\u20ac</svg>\U0001f600",
     "no tags at all",
+    "a<<svg/>/</svg>b<p>c</p>AT&<script>x</script>amp;T<<style>s</style>b>d</b>",  # kept: cutting joins
     "<SCRIPT type=a>x</script >y<scripts>a</scripts><script" + " a" * 2500 + ">long opening tag</script>g",
 ]
 
@@ -233,6 +234,9 @@ def test_the_cut_cuts() -> None:
         cut(b"<p title='<svg>'>a</p><style>s</style><svg><g><div>b</div>")
         == b"<p title='<svg>'>a</p><div>b</div>"
     )
+    # A "<" or "&" in text right before an element: cutting would join it to what follows.
+    assert cut(b"a<<script>x</script>b&<style>s</style>amp;") == b"a<<script>x</script>b&<style>s</style>amp;"
+    assert cut(b"<script>x</script><style>y</style><<svg></svg>b") == b"<<svg></svg>b"
     # Escaped ("<!--"), then double escaped ("<script>"): the second "</script>" ends it.
     assert cut(b"<script><!--<script>x</script>y</script>-->z</script>w") == b"-->z</script>w"
     # Where the cut stops, the rest is left to lexbor as it is.

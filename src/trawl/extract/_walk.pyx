@@ -1753,6 +1753,15 @@ cdef bint _contains(const Unit *p, size_t n, const char *needle, size_t m) noexc
     return False
 
 
+cdef inline bint joins(const Unit *p, size_t i, size_t pos, size_t run) noexcept nogil:
+    """Whether cutting from ``i`` would join the text kept before it (a ``<`` or ``&`` in text,
+    right before the element) to what follows into markup the page did not have (``a<`` + ``b``
+    is a tag, ``&`` + ``amp;`` a reference). ``pos``: where the kept text resumed after the last
+    cut; ``run``: where that cut started."""
+    cdef size_t before = i if i > pos else run
+    return before > 0 and (p[before - 1] == 60 or p[before - 1] == 38)
+
+
 cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
     """The spans of ``p[:n]`` that stay, as ``start, end`` pairs pushed onto ``keep`` (none when
     nothing is cut). A tokenizer after the HTML standard's: comments, DOCTYPEs, end tags and the
@@ -1764,7 +1773,7 @@ cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
     left as it is: a tag, comment or raw text left open to the end, MathML, a frameset, plain
     text, a raw-text element other than ``<textarea>`` in a ``<select>``. A script's text ends as
     the tokenizer ends it, escapes included (:func:`script_end`)."""
-    cdef size_t i = 0, pos = 0, j, e, body, close, cut_to = 0
+    cdef size_t i = 0, pos = 0, j, e, body, close, cut_to = 0, run = 0
     cdef bint sc, in_select = False
     cdef int kind
     cdef unsigned char name[MAX_WORD_LENGTH]
@@ -1821,19 +1830,26 @@ cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
             close = u_tag_end(p, u_name_end(p, body + 2, n), n, &sc)
             if close == 0:
                 break
-            if kind == CUT_SCRIPT and _contains(p + i, e - i, b"ld+json", 7):
+            if (kind == CUT_SCRIPT and _contains(p + i, e - i, b"ld+json", 7)) or joins(p, i, pos, run):
                 i = close
                 continue
-            vec_push(keep, pos)
-            vec_push(keep, i)
+            if i > pos:
+                vec_push(keep, pos)
+                vec_push(keep, i)
+                run = i
             pos = i = close
         elif kind == CUT_SVG:
             if sc:
                 cut_to = e
             elif svg_end(p, e, n, &cut_to) == 0:
                 break
-            vec_push(keep, pos)
-            vec_push(keep, i)
+            if joins(p, i, pos, run):
+                i = cut_to
+                continue
+            if i > pos:
+                vec_push(keep, pos)
+                vec_push(keep, i)
+                run = i
             pos = i = cut_to
         elif kind < CUT_NOFRAMES + 1:  # title, textarea, xmp, iframe, noembed, noframes
             if in_select and kind != CUT_TEXTAREA:
