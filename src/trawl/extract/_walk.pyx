@@ -1773,7 +1773,7 @@ cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
     left as it is: a tag, comment or raw text left open to the end, MathML, a frameset, plain
     text, a raw-text element other than ``<textarea>`` in a ``<select>``. A script's text ends as
     the tokenizer ends it, escapes included (:func:`script_end`)."""
-    cdef size_t i = 0, pos = 0, j, e, body, close, cut_to = 0, run = 0
+    cdef size_t i = 0, pos = 0, j, e, body, close = 0, run = 0
     cdef bint sc, in_select = False
     cdef int kind
     cdef unsigned char name[MAX_WORD_LENGTH]
@@ -1821,15 +1821,21 @@ cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
         elif kind == CUT_SELECT:
             in_select = True
             i = e
-        elif kind == CUT_SCRIPT or kind == CUT_STYLE:
-            if kind == CUT_STYLE and in_select:
-                break
-            body = script_end(p, e, n) if kind == CUT_SCRIPT else u_raw_end(p, e, n, name, j - i - 1)
-            if body >= n:
-                break
-            close = u_tag_end(p, u_name_end(p, body + 2, n), n, &sc)
-            if close == 0:
-                break
+        elif kind <= CUT_SVG:  # script, style, svg: cut to where the element ends
+            if kind == CUT_SVG:
+                if sc:
+                    close = e
+                elif svg_end(p, e, n, &close) == 0:
+                    break
+            else:
+                if kind == CUT_STYLE and in_select:
+                    break
+                body = script_end(p, e, n) if kind == CUT_SCRIPT else u_raw_end(p, e, n, name, j - i - 1)
+                if body >= n:
+                    break
+                close = u_tag_end(p, u_name_end(p, body + 2, n), n, &sc)
+                if close == 0:
+                    break
             if (kind == CUT_SCRIPT and _contains(p + i, e - i, b"ld+json", 7)) or joins(p, i, pos, run):
                 i = close
                 continue
@@ -1838,19 +1844,6 @@ cdef int cut_spans(const Unit *p, size_t n, LongVec *keep) except -1:
                 vec_push(keep, i)
                 run = i
             pos = i = close
-        elif kind == CUT_SVG:
-            if sc:
-                cut_to = e
-            elif svg_end(p, e, n, &cut_to) == 0:
-                break
-            if joins(p, i, pos, run):
-                i = cut_to
-                continue
-            if i > pos:
-                vec_push(keep, pos)
-                vec_push(keep, i)
-                run = i
-            pos = i = cut_to
         elif kind < CUT_NOFRAMES + 1:  # title, textarea, xmp, iframe, noembed, noframes
             if in_select and kind != CUT_TEXTAREA:
                 break  # in a <select>, whether they hold text depends on the parser
