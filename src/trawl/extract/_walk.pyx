@@ -1426,18 +1426,35 @@ cdef inline bint u_letter(uint32_t c) noexcept nogil:
     return c < 128 and 97 <= (c | 32) <= 122
 
 
+cdef size_t find_bytes(const unsigned char *p, size_t i, size_t n, const char *needle, size_t m) noexcept nogil:
+    """The first ``needle`` at or after ``i``, or ``n``."""
+    cdef const unsigned char *found
+    while i + m <= n:
+        found = <const unsigned char *> memchr(p + i, needle[0], n - i - m + 1)
+        if found == NULL:
+            return n
+        i = found - p
+        if memcmp(p + i, needle, m) == 0:
+            return i
+        i += 1
+    return n
+
+
 cdef size_t u_find(const Unit *p, size_t i, size_t n, const char *needle, size_t m) noexcept nogil:
     """The first ``needle`` (ASCII, exact) at or after ``i`` ending by ``n``, or ``n``."""
     cdef size_t k
-    while i + m <= n:
-        if p[i] == <unsigned char> needle[0]:
-            k = 1
-            while k < m and p[i + k] == <unsigned char> needle[k]:
-                k += 1
-            if k == m:
-                return i
-        i += 1
-    return n
+    if Unit is uint8_t:
+        return find_bytes(p, i, n, needle, m)
+    else:
+        while i + m <= n:
+            if p[i] == <unsigned char> needle[0]:
+                k = 1
+                while k < m and p[i + k] == <unsigned char> needle[k]:
+                    k += 1
+                if k == m:
+                    return i
+            i += 1
+        return n
 
 
 cdef size_t u_name_end(const Unit *p, size_t i, size_t n) noexcept nogil:
@@ -2367,40 +2384,6 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
             vec_push(drops, i)
 
 
-cdef size_t find_bytes(const unsigned char *p, size_t i, size_t n, const char *needle, size_t m) noexcept nogil:
-    """The first ``needle`` at or after ``i``, or ``n``."""
-    cdef const unsigned char *found
-    while i + m <= n:
-        found = <const unsigned char *> memchr(p + i, needle[0], n - i - m + 1)
-        if found == NULL:
-            return n
-        i = found - p
-        if memcmp(p + i, needle, m) == 0:
-            return i
-        i += 1
-    return n
-
-
-cdef size_t raw_text_end(const unsigned char *p, size_t i, size_t n, const unsigned char *name, size_t m) noexcept nogil:
-    """Where the text of a raw-text element whose name is ``name`` (lower case) ends: the first
-    ``</name`` followed by a space, ``/`` or ``>`` at or after ``i``, or ``n``."""
-    cdef size_t k
-    cdef const unsigned char *found
-    while i + 2 + m < n:
-        found = <const unsigned char *> memchr(p + i, b'<', n - i)
-        if found == NULL:
-            return n
-        i = found - p
-        if i + 2 + m < n and p[i + 1] == b'/':
-            k = 0
-            while k < m and lower(p[i + 2 + k]) == name[k]:
-                k += 1
-            if k == m and (is_tag_space(p[i + 2 + m]) or p[i + 2 + m] == b'/' or p[i + 2 + m] == b'>'):
-                return i
-        i += 1
-    return n
-
-
 def strip_attributes(bytes markup):
     """``markup`` (UTF-8) without the attributes of its start tags that nothing reads (see the
     section comment); the same object when there are none."""
@@ -2425,23 +2408,18 @@ def strip_attributes(bytes markup):
             i = found - p
             if i + 1 >= n:
                 break
-            if p[i + 1] == b'!':
-                if i + 3 < n and p[i + 2] == b'-' and p[i + 3] == b'-':
-                    # A comment ends at its first "-->" ("<!-->" and "<!--->" included) or "--!>".
-                    end = find_bytes(p, i + 2, n, b"-->", 3) + 3
-                    k = find_bytes(p, i + 4, end - 3 if end - 3 < n else n, b"--!>", 4) + 4
-                    i = k if k < end else end
-                else:  # a bogus comment, DOCTYPE or (in HTML content) CDATA section: to ">"
-                    i = find_bytes(p, i + 2, n, b">", 1) + 1
+            if p[i + 1] == b'!':  # a comment, bogus comment, DOCTYPE or (HTML content) CDATA
+                end = u_markup_decl_end(p, i, n, False)
+                if end == 0:  # it runs to the end of the page
+                    break
+                i = end
                 continue
             if p[i + 1] == b'?':
                 i = find_bytes(p, i + 2, n, b">", 1) + 1
                 continue
             if p[i + 1] == b'/':
                 if i + 2 < n and is_ascii_letter(p[i + 2]):  # an end tag: its attributes are ignored
-                    j = i + 3
-                    while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
-                        j += 1
+                    j = u_name_end(p, i + 2, n)
                     if in_select and word_index(&_strip_tag_words, p + i + 2, j - i - 2, True) == ST_SELECT:
                         in_select = False  # </select>
                     end = scan_tag(p, j, n, NULL, False)
@@ -2454,9 +2432,7 @@ def strip_attributes(bytes markup):
             if not is_ascii_letter(p[i + 1]):  # a "<" in text
                 i += 1
                 continue
-            j = i + 2
-            while j < n and not is_tag_space(p[j]) and p[j] != b'/' and p[j] != b'>':
-                j += 1
+            j = u_name_end(p, i + 1, n)
             m = j - i - 1
             drops.length = 0
             end = scan_tag(p, j, n, &drops, m == 1 and (p[i + 1] | 32) == b'a')
@@ -2478,7 +2454,7 @@ def strip_attributes(bytes markup):
                     break  # in a <select>, whether <title>, <style>... hold text depends on the parser
                 for k in range(m):
                     name[k] = <unsigned char> lower(p[j - m + k])
-                i = raw_text_end(p, i, n, name, m)
+                i = u_raw_end(p, i, n, name, m)
                 if tag == ST_SCRIPT and find_bytes(p, end, i, b"<!--", 4) < i:
                     break  # a script with "<!--" may run past its first "</script>" (escapes)
         if pos == 0:
