@@ -470,7 +470,7 @@ def evaluate(args: argparse.Namespace) -> int:
     print("\n".join(lines))
     from trawl.extract import _weights
 
-    if args.split == "all" and getattr(_weights, "FITTED_ON", "train") != "train":
+    if args.split == "all" and _weights.FITTED_ON == "all":
         print(
             "\n(The classifier is fitted on all pages: for pages of unseen sites, see "
             "`python bench/extract_cv.py`, or refit with `train --split train` for a held-out table.)"
