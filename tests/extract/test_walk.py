@@ -721,7 +721,7 @@ def test_compiled_metadata_scan_on_fuzzed_tag_soup(monkeypatch: pytest.MonkeyPat
         "<html class=author>", " data-x=1",
     ]  # fmt: skip
     pages = ["".join(rng.choice(parts) for _ in range(rng.randrange(1, 50))) for _ in range(1000)]
-    trees = [blocks.parse_page(html)[0] for html in pages]
+    trees = [blocks.parse_page(html, lite=False)[0] for html in pages]
     for tree in trees:
         found = {c.node for c in metadata._candidates(tree)}
         assert all(node.mem_id in found for node in tree.css(metadata._WANTED))

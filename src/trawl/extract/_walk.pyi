@@ -4,7 +4,9 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "LiteTree",
     "boiler_hits",
+    "build_tree",
     "cut_no_text",
     "cut_no_text_str",
     "forest_raw",
@@ -14,6 +16,7 @@ __all__ = [
     "init",
     "init_boiler",
     "init_hints",
+    "init_tree",
     "page_columns",
     "stage1_fill",
     "stage2_fill",
@@ -44,7 +47,7 @@ def cut_no_text_str(markup: str) -> bytes: ...
 def init_boiler(keywords: list[tuple[bytes, int, int, int]]) -> None: ...
 def init_meta(qualified_name: int, tags: dict[int, str], anchor_id: int) -> None: ...
 def meta_candidates(root_id: int) -> list[tuple[str, dict[str, str | None], int]]: ...
-def meta_text(node_id: int) -> str: ...
+def meta_text(node_id: int, separator: bytes = b"") -> str: ...
 def style_hidden(style: bytes) -> bool | None: ...
 def strip_attributes(markup: bytes) -> bytes: ...
 def meta_first_link(node_id: int) -> tuple[str | None, int] | None: ...
@@ -95,3 +98,19 @@ def stage2_fill(
 def forest_raw(
     x: Any, feature: Any, threshold: Any, left: Any, right: Any, leaf: Any, roots: Any, out: Any
 ) -> None: ...
+
+TREE_TAGS_SPACED: str
+
+class _LiteNode:
+    mem_id: int
+
+class LiteTree:
+    """A page's tree built by :func:`build_tree` (``reason`` set: it gave up, use lexbor)."""
+
+    reason: str
+    root: _LiteNode | None
+    head: _LiteNode | None
+    body: _LiteNode | None
+
+def init_tree(lexbor_ids: dict[str, int], entities: dict[str, str]) -> None: ...
+def build_tree(markup: bytes, max_depth: int, max_attrs: int) -> LiteTree: ...

@@ -14,14 +14,14 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
-    "init", "init_boiler", "init_hints", "init_meta", "meta_candidates", "meta_first_link", "meta_text",
+    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
+    "init", "init_boiler", "init_hints", "init_meta", "init_tree", "meta_candidates", "meta_first_link", "meta_text",
     "page_columns", "stage1_fill", "stage2_fill", "strip_attributes", "style_hidden", "walk",
 ]
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memchr, memcmp, memcpy, strlen
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset, strlen
 from libc.stddef cimport wchar_t
 
 cdef extern from "<wchar.h>" nogil:
@@ -769,6 +769,7 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     cdef bint candidate
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
+    use_tree(<lxb_dom_node_t *> root_id)
     cursor_init(&cur, <lxb_dom_node_t *> root_id)
     while True:
         ev = cursor_next(&cur)
@@ -1012,6 +1013,7 @@ def meta_candidates(size_t root_id):
         raise RuntimeError("trawl.extract._walk.init_meta was not called")
     if node == NULL or node.type != T_ELEMENT:
         return out
+    use_tree(node)
     cursor_init(&cur, node)
     while True:
         code = _meta_code[node.local_name] if node.local_name < N_TAGS else 0
@@ -1026,8 +1028,9 @@ def meta_candidates(size_t root_id):
         node = cur.node
 
 
-def meta_text(size_t node_id):
-    """The text of an element's subtree, as selectolax's ``text(deep=True)`` gives it."""
+def meta_text(size_t node_id, bytes separator=b""):
+    """The text of an element's subtree, as selectolax's ``text(deep=True)`` gives it (with
+    ``separator`` after each text node, as ``text(deep=True, separator=...)``)."""
     cdef Cursor cur
     cdef Buf buf
     cdef lxb_dom_character_data_t *text
@@ -1044,6 +1047,8 @@ def meta_text(size_t node_id):
                 text = <lxb_dom_character_data_t *> cur.node
                 if text.data.data != NULL and text.data.length:
                     buf_add(&buf, text.data.data, text.data.length)
+                    if separator:
+                        buf_add(&buf, <const unsigned char *> separator, len(separator))
         if buf.length == 0:
             return ""
         return PyUnicode_DecodeUTF8(<const char *> buf.data, buf.length, "replace")
@@ -1064,6 +1069,7 @@ def meta_first_link(size_t node_id):
     cdef int ev = EV_ENTER
     if not _meta_ready:
         raise RuntimeError("trawl.extract._walk.init_meta was not called")
+    use_tree(node)
     cursor_init(&cur, node)
     while True:
         if ev == EV_END:
@@ -1139,6 +1145,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hi
     st.texts = []
     st.in_link = False
     els.add(-1, -1, 0, 0, 0, 0, 0)
+    use_tree(<lxb_dom_node_t *> root_id)
     cursor_init(&cur, <lxb_dom_node_t *> root_id)
     while True:
         ev = cursor_next(&cur)
@@ -2604,3 +2611,6 @@ def forest_raw(
                         node = right[node]
                 acc += leaf[~node]
             out[i] = acc
+
+
+include "_tree.pxi"

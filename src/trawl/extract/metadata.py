@@ -19,7 +19,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trawl.extract.blocks import compiled_walk, parse_page
+from trawl.extract.blocks import PageTree, compiled_walk, parse_page
 
 __all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
@@ -156,14 +156,14 @@ class _Candidate:
 _Node = LexborNode | _Candidate
 
 
-def _candidates(tree: LexborHTMLParser) -> list[_Node]:
+def _candidates(tree: PageTree) -> list[_Node]:
     """The elements :data:`_WANTED` matches, in document order; with the compiled walk, a
     superset of them (one C pass instead of lexbor's selector engine, which tries all ten
     selectors on every element), which read_metadata sorts out by the same tests."""
     walk = compiled_walk()
     root = tree.root
     if walk is None or root is None:
-        return list(tree.css(_WANTED))
+        return list(tree.css(_WANTED)) if isinstance(tree, LexborHTMLParser) else []
     return [_Candidate(tag, attrs, node, walk) for tag, attrs, node in walk.meta_candidates(root.mem_id)]
 
 
@@ -199,7 +199,7 @@ _ARTICLE_TYPES = re.compile(
 )
 
 
-def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: bool = True) -> PageMetadata:
+def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = True) -> PageMetadata:
     """The metadata of a parsed page (the tree is not modified).
 
     ``text_date=False`` skips the written-date fallback, which reads the body's whole text: the
@@ -216,6 +216,7 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
     timed: _Node | None = None
     any_time: _Node | None = None
     author_nodes: list[_Node] = []
+    walk = compiled_walk()
     for node in _candidates(tree):
         tag = node.tag
         attrs = node.attrs
@@ -330,7 +331,10 @@ def read_metadata(tree: LexborHTMLParser, url: str | None = None, *, text_date: 
             date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
             sources["date"] = "url"
     if not date and text_date and tree.body is not None:
-        date = date_in_text(tree.body.text(deep=True, separator=" "))
+        if isinstance(tree, LexborHTMLParser):
+            date = date_in_text(tree.body.text(deep=True, separator=" "))
+        elif walk is not None:  # a lite tree (blocks.parse_page)
+            date = date_in_text(walk.meta_text(tree.body.mem_id, b" "))
         if date:
             sources["date"] = "text"
     if not date:
@@ -364,4 +368,4 @@ def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadat
     cut, JSON-LD kept, hostile nesting flattened), so the written-date fallback reads the page's
     text and not dates inside its scripts.
     """
-    return read_metadata(parse_page(markup)[0], url)
+    return read_metadata(parse_page(markup, lite=False)[0], url)
