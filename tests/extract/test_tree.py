@@ -221,3 +221,21 @@ def test_extraction_is_the_same_with_either_tree(monkeypatch: pytest.MonkeyPatch
     lite = [extract(p).as_dict() for p in pages]
     monkeypatch.setattr(extractor, "parse_page", partial(parse_page, lite=False))
     assert [extract(p).as_dict() for p in pages] == lite
+
+
+def test_the_builder_stays_linear_on_hostile_markup() -> None:
+    # Each shape makes a naive builder look back (scopes, the formatting list) or ahead (a tag's
+    # end, a raw text's end tag) from every repetition, or allocate a node per repetition; the
+    # suite's timeout stops a quadratic one. Each ends built or with a reason, never an error.
+    shapes = [
+        "<a href=1>x" * 100_000, "<dl>" + "<dd><dt>" * 100_000, "<button>" * 100_000,
+        "<form></form>" * 100_000, "".join(f"<p><b class=c{i}>" for i in range(50_000)),
+        "".join(f"<p><i id=x{i}>t" for i in range(50_000)), "&amp" * 200_000, "</div>" * 200_000,
+        "a<1" * 300_000, "<title>" * 300_000, "<!--" * 300_000, "<a x=1 " * 300_000, '</a x="' * 300_000,
+        "<table><tr><td>" * 100_000, "<select>" * 100_000, "<textarea>" * 100_000,
+    ]  # fmt: skip
+    for markup in shapes:
+        tree = _lite(markup)
+        assert tree.reason in ("", "depth"), (markup[:40], tree.reason)
+    one = _lite("a<1" * 300_000)
+    assert blocks.parse_blocks(one).texts == ["a<1" * 300_000]  # one text node, one block

@@ -546,8 +546,14 @@ cdef class LiteTree:
         return el
 
     cdef int insert_text(self, const unsigned char *s, size_t n) except -1:
-        cdef int t
+        cdef int t, parent = self.stack[self.depth - 1] if self.depth else -1
         if n == 0:
+            return 0
+        if self.n_nodes and self.nodes[self.n_nodes - 1].tag < 0 and self.nodes[self.n_nodes - 1].parent_i == parent:
+            # Text right after text in the same element joins it (as lexbor's does: "a<1<2" is
+            # one text node, not one per "<"); its bytes end the text buffer.
+            self.nodes[self.n_nodes - 1].length += n
+            buf_add(&self.text, s, n)
             return 0
         t = self.new_node(-1)
         self.nodes[t].off = self.text.length
@@ -649,10 +655,13 @@ cdef class LiteTree:
 
     # ------------------------------------------------------------------ formatting elements
 
-    cdef int afe_push(self, int el) except -1:
+    cdef int afe_push(self, int el) except -2:
         cdef size_t want, k, first = 0
         cdef int *grown
         cdef int same = 0, earliest = -1
+        if self.n_afe > 4 * LITE_MAX_DEPTH:  # (each push looks back over the list)
+            self.reason = "formatting"
+            return BAIL
         # Noah's ark: at most three equal entries after the last marker.
         k = self.n_afe
         while k > 0:
@@ -1169,8 +1178,7 @@ cdef class LiteTree:
         el = self.insert_token()
         if el < 0:
             return BAIL
-        self.afe_push(el)
-        return DONE
+        return self.afe_push(el)
 
     # ------------------------------------------------------------------ tables
 
