@@ -239,3 +239,30 @@ def test_the_builder_stays_linear_on_hostile_markup() -> None:
         assert tree.reason in ("", "depth"), (markup[:40], tree.reason)
     one = _lite("a<1" * 300_000)
     assert blocks.parse_blocks(one).texts == ["a<1" * 300_000]  # one text node, one block
+
+
+def test_threads_read_lite_and_lexbor_trees_at_once() -> None:
+    # Attribute access is chosen per node, not switched globally: a thread walking a lite tree
+    # and one walking lexbor's (whose walks call back into Python for non-ASCII class names and
+    # styles, where threads switch) must not disturb each other.
+    from concurrent.futures import ThreadPoolExecutor
+
+    odd = (
+        "<div class='caf\u00e9 navigation' style='display:\u2003none'>x</div><p class='\u00fcber'>"
+        + "w " * 40
+    )
+    pages = [odd + page for page in _BUILT]
+    want_lite = [extract(p).as_dict() for p in pages]
+    want_lexbor = [metadata.extract_metadata(p) for p in pages]  # lexbor's tree (selectolax's API)
+
+    def work(k: int) -> bool:
+        for _ in range(3):
+            if k % 2:
+                if [extract(p).as_dict() for p in pages] != want_lite:
+                    return False
+            elif [metadata.extract_metadata(p) for p in pages] != want_lexbor:
+                return False
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(work, range(8)))

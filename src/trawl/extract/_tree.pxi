@@ -190,47 +190,46 @@ cdef struct LNode:
     bint open  # on the stack of open elements
 
 
-cdef char _lite_doc = 0  # the owner_document of every lite node: how the accessors tell trees apart
-cdef first_attr_f _lx_first_attr = NULL
-cdef next_attr_f _lx_next_attr = NULL
-cdef attr_str_f _lx_attr_name = NULL
-cdef attr_str_f _lx_attr_value = NULL
-cdef attr_str_f _lx_attr_qname = NULL
+cdef char _lite_doc = 0  # the owner_document of every lite node: how a node's tree is told
 
 
-cdef void *lite_first_attr(void *element) noexcept nogil:
-    return <void *> (<LNode *> element).attrs
+# Attribute access for either tree: lexbor's accessors (whose addresses init received) or the
+# lite nodes' own lists. The caller asks is_lite once per node (or per tree) and passes it on, so
+# nothing global changes between two pages (threads may walk lexbor and lite trees at once).
+
+cdef inline bint is_lite(lxb_dom_node_t *node) noexcept nogil:
+    return node.owner_document == <void *> &_lite_doc
 
 
-cdef void *lite_next_attr(void *attr) noexcept nogil:
-    return <void *> (<LAttr *> attr).next
+cdef inline void *first_attr(lxb_dom_node_t *node, bint lite) noexcept nogil:
+    return <void *> (<LNode *> node).attrs if lite else _first_attr(<void *> node)
 
 
-cdef const unsigned char *lite_attr_name(void *attr, size_t *length) noexcept nogil:
-    length[0] = (<LAttr *> attr).name_len
-    return (<LAttr *> attr).name
+cdef inline void *next_attr(void *attr, bint lite) noexcept nogil:
+    return <void *> (<LAttr *> attr).next if lite else _next_attr(attr)
 
 
-cdef const unsigned char *lite_attr_value(void *attr, size_t *length) noexcept nogil:
-    length[0] = (<LAttr *> attr).value_len
-    return (<LAttr *> attr).value
+cdef inline const unsigned char *attr_name(void *attr, size_t *length, bint lite) noexcept nogil:
+    if lite:
+        length[0] = (<LAttr *> attr).name_len
+        return (<LAttr *> attr).name
+    return _attr_name(attr, length)
 
 
-cdef void use_tree(lxb_dom_node_t *node) noexcept nogil:
-    """Point the attribute accessors at the tree ``node`` belongs to (lite or lexbor)."""
-    global _first_attr, _next_attr, _attr_name, _attr_value, _attr_qname
-    if node != NULL and node.owner_document == <void *> &_lite_doc:
-        _first_attr = lite_first_attr
-        _next_attr = lite_next_attr
-        _attr_name = lite_attr_name
-        _attr_value = lite_attr_value
-        _attr_qname = lite_attr_name
-    elif _lx_first_attr != NULL:
-        _first_attr = _lx_first_attr
-        _next_attr = _lx_next_attr
-        _attr_name = _lx_attr_name
-        _attr_value = _lx_attr_value
-        _attr_qname = _lx_attr_qname
+cdef inline const unsigned char *attr_qname(void *attr, size_t *length, bint lite) noexcept nogil:
+    """The name as selectolax spells it (lexbor's qualified name; the lite tree's lower case)."""
+    if lite:
+        length[0] = (<LAttr *> attr).name_len
+        return (<LAttr *> attr).name
+    return _attr_qname(attr, length)
+
+
+cdef inline const unsigned char *attr_value(void *attr, size_t *length, bint lite) noexcept nogil:
+    """The value, NULL for an attribute without one."""
+    if lite:
+        length[0] = (<LAttr *> attr).value_len
+        return (<LAttr *> attr).value
+    return _attr_value(attr, length)
 
 
 # The tag name table: lower-case name -> code; per code its flags and lexbor id.
@@ -281,7 +280,6 @@ def init_tree(dict lexbor_ids, dict entities):
     the others the walk's and metadata's tables know) and the named character references
     (``html.entities.html5``: ``{"amp;": "&", "amp": "&", ...}``)."""
     global _tt_count, _tree_ready, _entities
-    global _lx_first_attr, _lx_next_attr, _lx_attr_name, _lx_attr_value, _lx_attr_qname
     cdef size_t s, k
     cdef int code
     for s in range(TAG_SLOTS):
@@ -315,8 +313,6 @@ def init_tree(dict lexbor_ids, dict entities):
     _entities = {name.encode("ascii"): value.encode("utf-8", "surrogatepass") for name, value in entities.items()}
     for k in range(32):
         _c1[k] = _C1[k]
-    _lx_first_attr, _lx_next_attr, _lx_attr_name, _lx_attr_value = _first_attr, _next_attr, _attr_name, _attr_value
-    _lx_attr_qname = _attr_qname
     _tree_ready = True
 
 

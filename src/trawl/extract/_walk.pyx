@@ -136,27 +136,28 @@ cdef inline bint name_is(const unsigned char *name, size_t length, const char *w
 
 cdef int attr_flags(lxb_dom_node_t *node, const unsigned char **style, size_t *style_len) noexcept nogil:
     """Hidden-related attributes of an element: A_HIDDEN, A_STYLE (value in ``style``)."""
-    cdef void *attr = _first_attr(<void *> node)
+    cdef bint lite = is_lite(node)
+    cdef void *attr = first_attr(node, lite)
     cdef const unsigned char *name
     cdef const unsigned char *value
     cdef size_t length = 0, vlen = 0
     cdef int flags = 0
     while attr != NULL:
-        name = _attr_name(attr, &length)
+        name = attr_name(attr, &length, lite)
         if name != NULL:
             if name_is(name, length, b"hidden", 6):
                 flags |= A_HIDDEN
             elif name_is(name, length, b"aria-hidden", 11):
-                value = _attr_value(attr, &vlen)
+                value = attr_value(attr, &vlen, lite)
                 if value != NULL and name_is(value, vlen, b"true", 4):
                     flags |= A_HIDDEN
             elif name_is(name, length, b"style", 5):
-                value = _attr_value(attr, &vlen)
+                value = attr_value(attr, &vlen, lite)
                 if value != NULL and vlen:
                     flags |= A_STYLE
                     style[0] = value
                     style_len[0] = vlen
-        attr = _next_attr(attr)
+        attr = next_attr(attr, lite)
     return flags
 
 
@@ -558,7 +559,8 @@ cdef class _Walk:
 
     cdef long element_hints(self, lxb_dom_node_t *node, dict cache, object py_hint_bits) except -1:
         """Hint bits of ``class [id] [role]``: in C when ASCII, else by ``py_hint_bits`` (cached)."""
-        cdef void *attr = _first_attr(<void *> node)
+        cdef bint lite = is_lite(node)
+        cdef void *attr = first_attr(node, lite)
         cdef const unsigned char *name
         cdef const unsigned char *value
         cdef const unsigned char *cls = NULL
@@ -568,15 +570,15 @@ cdef class _Walk:
         cdef unsigned char space = 32
         cdef bint ascii = True
         while attr != NULL:
-            name = _attr_name(attr, &length)
+            name = attr_name(attr, &length, lite)
             if name != NULL and 2 <= length <= 5:
                 if name_is(name, length, b"class", 5):
-                    cls = _attr_value(attr, &cls_len)
+                    cls = attr_value(attr, &cls_len, lite)
                 elif name_is(name, length, b"id", 2):
-                    ident = _attr_value(attr, &ident_len)
+                    ident = attr_value(attr, &ident_len, lite)
                 elif name_is(name, length, b"role", 4):
-                    role = _attr_value(attr, &role_len)
-            attr = _next_attr(attr)
+                    role = attr_value(attr, &role_len, lite)
+            attr = next_attr(attr, lite)
         self.names.length = 0
         if cls != NULL and cls_len:
             buf_add(&self.names, cls, cls_len)
@@ -769,7 +771,6 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     cdef bint candidate
     if not _ready:
         raise RuntimeError("trawl.extract._walk.init was not called")
-    use_tree(<lxb_dom_node_t *> root_id)
     cursor_init(&cur, <lxb_dom_node_t *> root_id)
     while True:
         ev = cursor_next(&cur)
@@ -955,17 +956,18 @@ cdef bint meta_wanted(lxb_dom_node_t *node, int code) noexcept nogil:
     cdef size_t length = 0, vlen = 0
     cdef int which
     cdef bint anchor = code and node.local_name == _anchor_id
+    cdef bint lite = is_lite(node)
     if code and not anchor and _meta_names_meta != code:  # script, h1, title, time
         return True
-    attr = _first_attr(<void *> node)
+    attr = first_attr(node, lite)
     while attr != NULL:
-        name = _attr_qname(attr, &length)
+        name = attr_qname(attr, &length, lite)
         if name != NULL:
             which = meta_attr(name, length)
             if which == 1 and code and not anchor:  # <meta content>
                 return True
             if which == 4 or which == 6 or which == 7:
-                value = _attr_value(attr, &vlen)
+                value = attr_value(attr, &vlen, lite)
                 if value != NULL:
                     if which == 4:  # [itemprop="author"], [itemprop="datePublished"]
                         if name_is(value, vlen, b"author", 6) or name_is(value, vlen, b"datePublished", 13):
@@ -975,28 +977,29 @@ cdef bint meta_wanted(lxb_dom_node_t *node, int code) noexcept nogil:
                             return True
                     elif has_part(value, vlen, b"author", 6) or has_part(value, vlen, b"byline", 6):
                         return True
-        attr = _next_attr(attr)
+        attr = next_attr(attr, lite)
     return False
 
 
 cdef dict meta_attrs(lxb_dom_node_t *node):
     """The element's attributes among _META_ATTRS (the first of a name, as lexbor's lookup)."""
     cdef dict out = {}
-    cdef void *attr = _first_attr(<void *> node)
+    cdef bint lite = is_lite(node)
+    cdef void *attr = first_attr(node, lite)
     cdef const unsigned char *name
     cdef const unsigned char *value
     cdef size_t length = 0, vlen = 0
     cdef int which
     while attr != NULL:
-        name = _attr_qname(attr, &length)
+        name = attr_qname(attr, &length, lite)
         if name != NULL:
             which = meta_attr(name, length)
             if which:
                 key = _META_ATTRS[which - 1]
                 if key not in out:
-                    value = _attr_value(attr, &vlen)
+                    value = attr_value(attr, &vlen, lite)
                     out[key] = None if value == NULL else PyUnicode_DecodeUTF8(<const char *> value, vlen, "replace")
-        attr = _next_attr(attr)
+        attr = next_attr(attr, lite)
     return out
 
 
@@ -1013,7 +1016,6 @@ def meta_candidates(size_t root_id):
         raise RuntimeError("trawl.extract._walk.init_meta was not called")
     if node == NULL or node.type != T_ELEMENT:
         return out
-    use_tree(node)
     cursor_init(&cur, node)
     while True:
         code = _meta_code[node.local_name] if node.local_name < N_TAGS else 0
@@ -1067,9 +1069,9 @@ def meta_first_link(size_t node_id):
     cdef const unsigned char *value
     cdef size_t length = 0, vlen = 0
     cdef int ev = EV_ENTER
+    cdef bint lite = is_lite(node)
     if not _meta_ready:
         raise RuntimeError("trawl.extract._walk.init_meta was not called")
-    use_tree(node)
     cursor_init(&cur, node)
     while True:
         if ev == EV_END:
@@ -1079,14 +1081,14 @@ def meta_first_link(size_t node_id):
             node = cur.node
             continue
         ev = cursor_next(&cur)  # where to go on from, should this <a> have no href
-        attr = _first_attr(<void *> node)
+        attr = first_attr(node, lite)
         while attr != NULL:
-            name = _attr_qname(attr, &length)
+            name = attr_qname(attr, &length, lite)
             if name != NULL and name_is(name, length, b"href", 4):
-                value = _attr_value(attr, &vlen)
+                value = attr_value(attr, &vlen, lite)
                 href = None if value == NULL else PyUnicode_DecodeUTF8(<const char *> value, vlen, "replace")
                 return href, <size_t> node
-            attr = _next_attr(attr)
+            attr = next_attr(attr, lite)
         node = cur.node
 
 
@@ -1145,7 +1147,6 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hi
     st.texts = []
     st.in_link = False
     els.add(-1, -1, 0, 0, 0, 0, 0)
-    use_tree(<lxb_dom_node_t *> root_id)
     cursor_init(&cur, <lxb_dom_node_t *> root_id)
     while True:
         ev = cursor_next(&cur)
@@ -1168,7 +1169,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hi
                 st.flush(top)
                 at = els.tag.length
                 bits = _semantic[node.local_name] | (hidden_bit if dropped else 0)
-                if _first_attr(<void *> node) != NULL:
+                if first_attr(node, is_lite(node)) != NULL:
                     bits |= st.element_hints(node, hint_cache, hint_bits)
                 pg = els.group.data[top]
                 inside = els.inside.data[top]
