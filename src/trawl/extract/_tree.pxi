@@ -956,10 +956,7 @@ cdef class LiteTree:
                 return BAIL
             self.mode = M_IN_HEAD_NOSCRIPT
             return DONE
-        if t == T_TEMPLATE:
-            if self.token_has("shadowrootmode", NULL):
-                self.reason = "template"
-                return BAIL
+        if t == T_TEMPLATE:  # (lexbor keeps a declarative shadow root's <template> as a template)
             if self.insert_token() < 0:
                 return BAIL
             self.afe_marker()
