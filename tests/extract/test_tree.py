@@ -122,6 +122,9 @@ _BUILT = [
     "<DIV CLASS='Nav Menu' ID=Top ROLE=navigation>upper case</DIV>",
     "<x-card class=post><x-title>custom</x-title></x-card></x-other>text",
     "<image src=x>image is img<br/>break</br>end tag br",
+    # byte order mark, control characters, lone surrogates (the str's UTF-8 has "?" for them)
+    "\ufeff<!DOCTYPE html><p>a<table><tr><td>b</table>",
+    "x\ufeffy<p>\x01\x0b\x7f\x85 ctl\u2028ls</p><p>\udc80</p>",
 ]
 
 # Pages it gives up on, and why: lexbor parses them.
