@@ -652,13 +652,12 @@ cdef class LiteTree:
     # ------------------------------------------------------------------ formatting elements
 
     cdef int afe_push(self, int el) except -2:
-        cdef size_t want, k, first = 0
-        cdef int *grown
+        """``el`` onto the list, after Noah's ark: at most three equal entries after the last marker."""
+        cdef size_t k
         cdef int same = 0, earliest = -1
         if self.n_afe > 4 * LITE_MAX_DEPTH:  # (each push looks back over the list)
             self.reason = "formatting"
             return BAIL
-        # Noah's ark: at most three equal entries after the last marker.
         k = self.n_afe
         while k > 0:
             k -= 1
@@ -670,15 +669,7 @@ cdef class LiteTree:
         if same >= 3:
             memmove(&self.afe[earliest], &self.afe[earliest + 1], (self.n_afe - earliest - 1) * sizeof(int))
             self.n_afe -= 1
-        if self.n_afe == self.cap_afe:
-            want = 2 * self.cap_afe if self.cap_afe else 64
-            grown = <int *> realloc(self.afe, want * sizeof(int))
-            if grown == NULL:
-                raise MemoryError()
-            self.afe, self.cap_afe = grown, want
-        self.afe[self.n_afe] = el
-        self.n_afe += 1
-        return 0
+        return self.afe_push_raw(el)
 
     cdef bint equal_elements(self, int a, int b) noexcept:
         """Same tag and the same attributes (names and values, in any order)."""
@@ -1821,20 +1812,27 @@ cdef class LiteTree:
 
     cdef int emit_text(self, const unsigned char *p, size_t a, size_t b) except -2:
         """Text ``p[a:b]`` (references decoded) as character tokens."""
+        cdef const unsigned char *s
+        cdef size_t n = self.text_of(p, a, b, True, &s)
+        return self.chars(s, n) if n else DONE
+
+    cdef size_t text_of(self, const unsigned char *p, size_t a, size_t b, bint refs,
+                        const unsigned char **out) except? 0:
+        """``p[a:b]`` as text (CR LF as LF; with ``refs``, references decoded; a leading LF dropped
+        after <pre>, <listing> or <textarea>): its length, and in ``out`` where it is."""
         cdef const unsigned char *s = p + a
         cdef size_t n = b - a
-        if memchr(s, 38, n) != NULL or memchr(s, 13, n) != NULL:
+        if (refs and memchr(s, 38, n) != NULL) or memchr(s, 13, n) != NULL:
             self.scratch.length = 0
-            add_text(&self.scratch, p, a, b, True, False)
+            add_text(&self.scratch, p, a, b, refs, False)
             s, n = self.scratch.data, self.scratch.length
         if self.ignore_lf:
             self.ignore_lf = False
             if n and s[0] == 10:
                 s += 1
                 n -= 1
-        if not n:
-            return DONE
-        return self.chars(s, n)
+        out[0] = s
+        return n
 
     cdef int guard_tag(self, const unsigned char *p, size_t name, size_t n, bint start) noexcept:
         """The nesting guard's count (trawl.convert.nesting: its names, its rule)."""
@@ -1974,17 +1972,8 @@ cdef class LiteTree:
 
     cdef int emit_raw(self, const unsigned char *p, size_t a, size_t b, bint refs) except -2:
         """A raw-text element's text, into it (the current node)."""
-        cdef const unsigned char *s = p + a
-        cdef size_t n = b - a
-        if (refs and memchr(s, 38, n) != NULL) or memchr(s, 13, n) != NULL:
-            self.scratch.length = 0
-            add_text(&self.scratch, p, a, b, refs, False)
-            s, n = self.scratch.data, self.scratch.length
-        if self.ignore_lf:
-            self.ignore_lf = False
-            if n and s[0] == 10:
-                s += 1
-                n -= 1
+        cdef const unsigned char *s
+        cdef size_t n = self.text_of(p, a, b, refs, &s)
         self.insert_text(s, n)
         return DONE
 
