@@ -45,7 +45,7 @@ def _same(markup: str, *, text_date: bool = False) -> str:
     lite = _lite(markup)
     if lite.reason:
         return f"gave up: {lite.reason}"
-    ref, _ = parse_page(markup, lite=False)
+    ref = parse_page(markup, lite=False).tree
     want, got = blocks.parse_blocks(ref), blocks.parse_blocks(lite)
     if want.texts != got.texts:
         return f"texts {want.texts} != {got.texts}"
@@ -151,13 +151,16 @@ def test_the_lite_tree_gives_lexbors_blocks_and_metadata(markup: str) -> None:
 @pytest.mark.parametrize(("markup", "reason"), list(_GIVES_UP.items()))
 def test_where_the_builder_does_not_follow_the_standard_it_gives_up(markup: str, reason: str) -> None:
     assert _lite(markup).reason == reason
-    tree, _ = parse_page(markup)
-    assert type(tree).__name__ == "LexborHTMLParser"  # and lexbor parses the page
+    parsed = parse_page(markup)
+    assert type(parsed.tree).__name__ == "LexborHTMLParser"  # and lexbor parses the page
+    assert parsed.parser == f"lexbor:{reason}"
 
 
 def test_parse_page_builds_lite_trees_for_str_only() -> None:
     html = "<p>a paragraph of text</p>"
     assert type(parse_page(html)[0]).__name__ == "LiteTree"
+    assert parse_page(html).parser == "lite" and extract(html).parser == "lite"
+    assert parse_page(html.encode()).parser == "lexbor"
     assert type(parse_page(html.encode())[0]).__name__ == "LexborHTMLParser"
     assert type(parse_page(html, lite=False)[0]).__name__ == "LexborHTMLParser"
     lite = parse_page(html)[0]

@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
 import numpy as np
 from selectolax import lexbor as lx
@@ -54,6 +54,7 @@ __all__ = [
     "Block",
     "Element",
     "PageBlocks",
+    "ParsedPage",
     "compiled_walk",
     "compiled_walk_status",
     "hint_bits",
@@ -816,10 +817,19 @@ def remove_no_text(tree: LexborHTMLParser) -> LexborHTMLParser:
     return tree
 
 
-def parse_page(markup: str | bytes, *, lite: bool = True) -> tuple[PageTree, str | None]:
+class ParsedPage(NamedTuple):
+    """What :func:`parse_page` gives: the tree, the guard's cutoff and which parser built it."""
+
+    tree: PageTree
+    cutoff: str | None  # "depth" or "attributes" when the markup had to be flattened first
+    parser: str  # "lite", or "lexbor" with the lite builder's reason for giving up ("lexbor:foster")
+
+
+def parse_page(markup: str | bytes, *, lite: bool = True) -> ParsedPage:
     """The page's tree without scripts, styles, SVG and (with the compiled module) the attributes
-    nothing reads (``_walk.strip_attributes``), and the guard's reason when the markup had to be
-    flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`).
+    nothing reads (``_walk.strip_attributes``), the guard's reason when the markup had to be
+    flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`), and which
+    parser built it (:class:`ParsedPage`).
     The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
 
     Both run over the UTF-8 that lexbor reads anyway (``bytes`` are taken as UTF-8). With the
@@ -838,6 +848,7 @@ def parse_page(markup: str | bytes, *, lite: bool = True) -> tuple[PageTree, str
     not selectolax's node API.
     """
     walk = compiled_walk()
+    parser = "lexbor"
     if walk is not None:
         # A str is cut in its own characters, and only what stays is encoded; then the attributes
         # nothing reads go (_walk.strip_attributes: a third of what is left, the same tree else).
@@ -848,11 +859,12 @@ def parse_page(markup: str | bytes, *, lite: bool = True) -> tuple[PageTree, str
             if lite:
                 tree = walk.build_tree(data, MAX_DEPTH, MAX_ATTRIBUTES)
                 if not tree.reason:
-                    return tree, None
+                    return ParsedPage(tree, None, "lite")
+                parser = f"lexbor:{tree.reason}"
         data = walk.strip_attributes(data)
     else:
         data = markup if isinstance(markup, bytes) else markup.encode("utf-8", "replace")
         data, reason = flatten_utf8(data)
-        return remove_no_text(LexborHTMLParser(data)), reason
+        return ParsedPage(remove_no_text(LexborHTMLParser(data)), reason, parser)
     data, reason = flatten_utf8(data)
-    return LexborHTMLParser(data), reason
+    return ParsedPage(LexborHTMLParser(data), reason, parser)

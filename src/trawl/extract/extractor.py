@@ -83,6 +83,7 @@ class Extraction:
     curve: TokenCurve | None = None  # the token curve, for bte/slope (or auto when asked)
     probs: list[float] = field(default_factory=list)  # per-block content probability (dom)
     sources: dict[str, str] = field(default_factory=dict)  # metadata field -> where found
+    parser: str = ""  # which parser built the page's tree: "lite", "lexbor[:why the lite one gave up]"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -144,7 +145,7 @@ def extract(
     # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
     # cutting them with one regex pass costs less than lexbor spends tokenising them. JSON-LD
     # scripts stay (metadata reads them); BTE and slope see the page as it came.
-    tree, guarded = parse_page(markup)
+    tree, guarded, result.parser = parse_page(markup)
     if guarded:
         result.cutoff = result.cutoff or guarded
     if metadata:
@@ -207,7 +208,9 @@ class ContentExtractor(Step):
     ``metadata["date"]``, ``content_method``, ``content_score`` and ``content_span`` (the span of
     the content in the page text it had before: the converter's visible text when
     :class:`~trawl.convert.html.HtmlConverter` ran first, else the page's text blocks). Counts
-    ``extract/method/<method>``, ``extract/cutoff/<reason>`` and ``extract/empty``; a page cut
+    ``extract/method/<method>``, ``extract/parser/<parser>`` (``lite``, or ``lexbor:<why>`` where
+    trawl's tree builder gave up: ``lexbor:adoption``, ``lexbor:foster``...), ``extract/cutoff/<reason>``
+    and ``extract/empty``; a page cut
     short also gets a line in ``doc.errors``. Works before or after the HTML converter: it reads the
     decoded characters the charset decoder left without taking them, or decodes the page itself.
     Other documents pass untouched.
@@ -266,6 +269,7 @@ class ContentExtractor(Step):
         doc.content_score = round(ex.score, 4)
         doc.content_span = _span_of_text(before, ex.text) if before else ex.span
         self.count(f"extract/method/{ex.method}")
+        self.count(f"extract/parser/{ex.parser}")
         if ex.cutoff:
             self.count(f"extract/cutoff/{ex.cutoff}")
             doc.error(self.name, f"cut off ({ex.cutoff}): page of {len(markup)} characters")
