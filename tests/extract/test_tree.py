@@ -76,6 +76,16 @@ _BUILT = [
     "<p><b class=x><b class=x><b class=x><b class=x>four<p>three reopened</b></b>after",
     "<nobr>a<nobr>b</nobr>c",
     "<font>x<span>y</font>z</span>",
+    # the adoption agency with a furthest block: nodes move, clones take their places
+    "<a href=1><div>block</a>misnested</div>",
+    "<b>1<p>2</b>3</p>4",
+    "<a href=1>a<b>b<i>c<u>d<s>e<div>f</a>g</div>h",
+    "<b><i><u><em><s><p>deep</b>after</p>",
+    "<a href=1><p>x<a href=2>y</p>z",
+    "<div><b class=k>one<div>two</b>three</div>four</div>",
+    "<em>1<section>2<em>3<p>4</em>5</section>6",
+    "<nobr>a<div>b<nobr>c</nobr>d</div>e",
+    "<b>x<table><tr><td>y</b>z</td></tr></table>w</b>",
     # tables (no text or elements outside cells)
     "<table><tr><td>a<td>b<tr><th>c</table>after",
     "<table><caption>cap</caption><colgroup><col><col></colgroup><thead><tr><td>h</thead>"
@@ -109,7 +119,6 @@ _BUILT = [
     "<title>a <b> not a tag &amp; entity</title><xmp><b>raw</b></xmp><iframe><p>raw</iframe>text",
     "<template><p>template content is not walked</template><p>after",
     "<head><template><meta name=author content=hidden></template></head><p>x",
-    "<template><tr><td>x</template>y",
     "<div class=author><template shadowrootmode=open><p class=byline>shadow</p></template>after</div>",
     "text <!-- comment <p> --> more <!--> <!---> <?pi x> </ bogus> </> end",
     '<script type=application/ld+json>{"@type": "Article", "author": {"name": "A &amp; B"}}</script><p>text',
@@ -131,11 +140,12 @@ _BUILT = [
 _GIVES_UP = {
     "<table>text outside cells</table>": "foster",
     "<table><div>element outside cells</div></table>": "foster",
-    "<a href=1><div>block</a>misnested</div>": "adoption",
     "<p>x<math><mi>y</mi></math>": "foreign",
     "<frameset><frame></frameset>": "frameset",
     "<p>x<plaintext><p>all text": "plaintext",
     "<p>nul \x00 character": "nul",
+    "<template><tr><td>x</template>y": "template",
+    "<template><col><title></template>text": "template",
     "<!DOCTYPE html PUBLIC '-//IETF//DTD HTML//EN'><p>x<table><tr><td>y</table>": "quirks",
     "<div>" * 500 + "deep": "depth",
     "<div " + " ".join(f"class=c{i}" for i in range(MAX_ATTRIBUTES + 1)) + ">x</div>": "attributes",
@@ -239,6 +249,7 @@ def test_the_builder_stays_linear_on_hostile_markup() -> None:
         "".join(f"<p><i id=x{i}>t" for i in range(50_000)), "&amp" * 200_000, "</div>" * 200_000,
         "a<1" * 300_000, "<title>" * 300_000, "<!--" * 300_000, "<a x=1 " * 300_000, '</a x="' * 300_000,
         "<table><tr><td>" * 100_000, "<select>" * 100_000, "<textarea>" * 100_000,
+        "<a href=1><p>x" * 100_000, "<b><div>x</b>" * 100_000, "<b>" * 300 + "<div>" * 90 + "</b>" * 100_000,
     ]  # fmt: skip
     for markup in shapes:
         tree = _lite(markup)

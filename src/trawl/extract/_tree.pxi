@@ -182,7 +182,8 @@ cdef struct LNode:
     lxb_dom_node_t node
     lexbor_str_t data  # a text node's UTF-8 (as lxb_dom_character_data_t)
     LAttr *attrs
-    int parent_i  # while building
+    int parent_i  # while building: the parent and the child list, as node indices (-1: none)
+    int first_i, last_i, next_i, prev_i
     int tag  # tag code; -1 text
     size_t off  # text: offset in the text buffer; unknown element: its name's offset in the strings
     size_t length  # unknown element: its name's length
@@ -479,6 +480,13 @@ cdef class LiteTree:
 
     cdef int new_node(self, int tag) except -1:
         """A node (element ``tag``, or text when -1) whose parent is the current node."""
+        cdef int k = self.new_node_detached(tag)
+        if self.depth:
+            self.append_child(self.stack[self.depth - 1], k)
+        return k
+
+    cdef int new_node_detached(self, int tag) except -1:
+        """A node (element ``tag``, or text when -1) in no parent yet."""
         cdef size_t want
         cdef LNode *grown
         cdef LNode *nd
@@ -491,9 +499,39 @@ cdef class LiteTree:
         nd = &self.nodes[self.n_nodes]
         memset(nd, 0, sizeof(LNode))
         nd.tag = tag
-        nd.parent_i = self.stack[self.depth - 1] if self.depth else -1
+        nd.parent_i = nd.first_i = nd.last_i = nd.next_i = nd.prev_i = -1
         self.n_nodes += 1
         return <int> (self.n_nodes - 1)
+
+    cdef void detach(self, int k) noexcept:
+        """Take node ``k`` out of its parent's children."""
+        cdef LNode *nd = &self.nodes[k]
+        if nd.parent_i < 0:
+            return
+        if nd.prev_i >= 0:
+            self.nodes[nd.prev_i].next_i = nd.next_i
+        else:
+            self.nodes[nd.parent_i].first_i = nd.next_i
+        if nd.next_i >= 0:
+            self.nodes[nd.next_i].prev_i = nd.prev_i
+        else:
+            self.nodes[nd.parent_i].last_i = nd.prev_i
+        nd.parent_i = nd.next_i = nd.prev_i = -1
+
+    cdef void append_child(self, int parent, int k) noexcept:
+        """Node ``k`` (taken from where it was) as the last child of ``parent``."""
+        cdef LNode *nd
+        cdef LNode *p
+        self.detach(k)
+        nd = &self.nodes[k]
+        p = &self.nodes[parent]
+        nd.parent_i = parent
+        nd.prev_i = p.last_i
+        if p.last_i >= 0:
+            self.nodes[p.last_i].next_i = k
+        else:
+            p.first_i = k
+        p.last_i = k
 
     cdef int push(self, int el) except -2:
         if self.depth >= LITE_MAX_DEPTH:
@@ -545,10 +583,11 @@ cdef class LiteTree:
         cdef int t, parent = self.stack[self.depth - 1] if self.depth else -1
         if n == 0:
             return 0
-        if self.n_nodes and self.nodes[self.n_nodes - 1].tag < 0 and self.nodes[self.n_nodes - 1].parent_i == parent:
+        t = self.nodes[parent].last_i if parent >= 0 else -1
+        if t >= 0 and self.nodes[t].tag < 0 and self.nodes[t].off + self.nodes[t].length == self.text.length:
             # Text right after text in the same element joins it (as lexbor's does: "a<1<2" is
-            # one text node, not one per "<"); its bytes end the text buffer.
-            self.nodes[self.n_nodes - 1].length += n
+            # one text node, not one per "<"), when its bytes end the text buffer.
+            self.nodes[t].length += n
             buf_add(&self.text, s, n)
             return 0
         t = self.new_node(-1)
@@ -756,46 +795,117 @@ cdef class LiteTree:
         return 0
 
     cdef int adoption(self, int tag, size_t name_off, size_t name_len) except -2:
-        """The adoption agency for an end tag ``tag`` (DONE, or BAIL where a furthest block would
-        move nodes, or AGAIN: act as "any other end tag")."""
-        cdef int fe = -1, cur, el
-        cdef size_t k, at = 0
+        """The adoption agency for an end tag ``tag``: DONE, AGAIN (act as "any other end tag"),
+        or BAIL where it would foster-parent (a table as the common ancestor)."""
+        cdef int fe, cur, el, fb, ca, node, last, clone, outer, inner, bookmark, k_afe
+        cdef size_t k, at, fb_at, node_at
         if self.depth:
             cur = self.stack[self.depth - 1]
             if self.same_name(cur, tag, name_off, name_len) and self.afe_index(cur) < 0:
                 self.pop()
                 return DONE
-        k = self.n_afe
-        while k > 0:
-            k -= 1
-            el = self.afe[k]
-            if el < 0:
-                break
-            if self.same_name(el, tag, name_off, name_len):
-                fe = el
-                break
-        if fe < 0:
-            return AGAIN
-        if not self.nodes[fe].open:
-            self.afe_remove(fe)
-            return DONE
-        if not self.in_scope_el(fe):
-            return DONE
-        for k in range(self.depth):
-            if self.stack[k] == fe:
-                at = k
-                break
-        for k in range(at + 1, self.depth):
-            if _tt_flags[self.nodes[self.stack[k]].tag] & F_SPECIAL:
-                self.reason = "adoption"
+        for outer in range(8):
+            fe = -1
+            k = self.n_afe
+            while k > 0:
+                k -= 1
+                el = self.afe[k]
+                if el < 0:
+                    break
+                if self.same_name(el, tag, name_off, name_len):
+                    fe = el
+                    break
+            if fe < 0:
+                return AGAIN if outer == 0 else DONE
+            if not self.nodes[fe].open:
+                self.afe_remove(fe)
+                return DONE
+            if not self.in_scope_el(fe):
+                return DONE
+            at = 0
+            for k in range(self.depth):
+                if self.stack[k] == fe:
+                    at = k
+                    break
+            fb = -1
+            fb_at = 0
+            for k in range(at + 1, self.depth):
+                if _tt_flags[self.nodes[self.stack[k]].tag] & F_SPECIAL:
+                    fb, fb_at = self.stack[k], k
+                    break
+            if fb < 0:  # pop to the formatting element, and it is done
+                while self.depth:
+                    el = self.stack[self.depth - 1]
+                    self.pop()
+                    if el == fe:
+                        break
+                self.afe_remove(fe)
+                return DONE
+            ca = self.stack[at - 1]
+            bookmark = self.afe_index(fe)
+            node = last = fb
+            node_at = fb_at
+            inner = 0
+            while True:
+                inner += 1
+                node_at -= 1  # the element above node (that stays where it was when node is removed)
+                node = self.stack[node_at]
+                if node == fe:
+                    break
+                k_afe = self.afe_index(node)
+                if inner > 3 and k_afe >= 0:
+                    self.afe_remove(node)
+                    k_afe = -1
+                if k_afe < 0:
+                    memmove(&self.stack[node_at], &self.stack[node_at + 1], (self.depth - node_at - 1) * sizeof(int))
+                    self.depth -= 1
+                    self.nodes[node].open = False
+                    continue
+                clone = self.clone_of(node)
+                self.afe[k_afe] = clone
+                self.stack[node_at] = clone
+                self.nodes[node].open = False
+                self.nodes[clone].open = True
+                node = clone
+                if last == fb:
+                    bookmark = k_afe + 1
+                self.append_child(node, last)
+                last = node
+            cur = self.nodes[ca].tag
+            if cur == T_TABLE or cur == T_TBODY or cur == T_TFOOT or cur == T_THEAD or cur == T_TR:
+                self.reason = "foster"
                 return BAIL
-        while self.depth:
-            el = self.stack[self.depth - 1]
-            self.pop()
-            if el == fe:
-                break
-        self.afe_remove(fe)
+            self.append_child(ca, last)
+            clone = self.clone_of(fe)
+            while self.nodes[fb].first_i >= 0:  # fb's children move into the clone
+                self.append_child(clone, self.nodes[fb].first_i)
+            self.append_child(fb, clone)
+            k_afe = self.afe_index(fe)
+            memmove(&self.afe[k_afe], &self.afe[k_afe + 1], (self.n_afe - k_afe - 1) * sizeof(int))
+            self.n_afe -= 1
+            if bookmark > <int> self.n_afe:
+                bookmark = <int> self.n_afe
+            self.afe_push_raw(clone)  # (grows the list), then into its place at the bookmark
+            memmove(&self.afe[bookmark + 1], &self.afe[bookmark], (self.n_afe - bookmark - 1) * sizeof(int))
+            self.afe[bookmark] = clone
+            self.remove_open(fe)
+            for k in range(self.depth):
+                if self.stack[k] == fb:
+                    memmove(&self.stack[k + 2], &self.stack[k + 1], (self.depth - k - 1) * sizeof(int))
+                    self.stack[k + 1] = clone
+                    self.depth += 1
+                    self.nodes[clone].open = True
+                    break
         return DONE
+
+    cdef int clone_of(self, int el) except -1:
+        """A new element like ``el`` (its tag and attributes), in no parent yet."""
+        cdef int k = self.new_node_detached(self.nodes[el].tag)
+        self.nodes[k].a_start = self.nodes[el].a_start
+        self.nodes[k].a_count = self.nodes[el].a_count
+        self.nodes[k].off = self.nodes[el].off
+        self.nodes[k].length = self.nodes[el].length
+        return k
 
     cdef bint in_scope_el(self, int target) noexcept:
         cdef size_t k = self.depth
@@ -877,7 +987,15 @@ cdef class LiteTree:
     # ------------------------------------------------------------------ start tags
 
     cdef int start(self) except -2:
-        cdef int r
+        cdef int r, t = self.t_tag
+        if self.templates and self.current() == T_TEMPLATE and (
+            t == T_CAPTION or t == T_COLGROUP or t == T_TBODY or t == T_TFOOT or t == T_THEAD or t == T_COL
+            or t == T_TR or t == T_TD or t == T_TH
+        ):
+            # A template whose content starts as a table's is parsed in the table modes (where a
+            # <title> may be ignored, and with it the raw text it would start): not followed.
+            self.reason = "template"
+            return BAIL
         while True:
             if self.mode == M_INITIAL:
                 self.quirks = Q_QUIRKS
@@ -2003,18 +2121,16 @@ cdef class LiteTree:
                     for j in range(nd.a_count - 1):
                         self.attrs[nd.a_start + j].next = &self.attrs[nd.a_start + j + 1]
                     self.attrs[nd.a_start + nd.a_count - 1].next = NULL
-            if nd.parent_i < 0:
-                continue
+            if nd.parent_i < 0 or self.nodes[nd.parent_i].tag == T_TEMPLATE:
+                continue  # (a template's content is not its children)
             parent = &self.nodes[nd.parent_i]
-            if parent.tag == T_TEMPLATE:
-                continue  # a template's content is not its children
             nd.node.parent = &parent.node
-            if parent.node.last_child == NULL:
+            nd.node.next = &self.nodes[nd.next_i].node if nd.next_i >= 0 else NULL
+            nd.node.prev = &self.nodes[nd.prev_i].node if nd.prev_i >= 0 else NULL
+            if nd.prev_i < 0:
                 parent.node.first_child = &nd.node
-            else:
-                parent.node.last_child.next = &nd.node
-                nd.node.prev = parent.node.last_child
-            parent.node.last_child = &nd.node
+            if nd.next_i < 0:
+                parent.node.last_child = &nd.node
         self.root = _LiteNode(<size_t> &self.nodes[self.html_i]) if self.html_i >= 0 else None
         self.head = _LiteNode(<size_t> &self.nodes[self.head_i]) if self.head_i >= 0 else None
         self.body = _LiteNode(<size_t> &self.nodes[self.body_i]) if self.body_i >= 0 else None
