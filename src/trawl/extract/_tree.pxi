@@ -2,12 +2,14 @@
 # (Included by _walk.pyx.) A tree builder after the HTML standard's, for what the walk and the
 # metadata read: elements (lexbor's tag ids), the attributes they read, and text. It builds its
 # nodes with the leading fields of lexbor's node structs, so the walk, hidden_sizes and the
-# metadata scan read them unchanged (their attributes through this file's accessors). Where the
-# standard's tree construction moves nodes around or depends on more than this builds (foster
-# parenting out of tables, the adoption agency's furthest block, foreign content, framesets,
-# <plaintext>, quirks decided by an unusual DOCTYPE, NUL characters, deep nesting), it gives up
-# with a reason and the page goes to lexbor (blocks.parse_page); tests hold the two to the same
-# blocks and metadata on real pages and on fuzzed tag soup.
+# metadata scan read them unchanged (their attributes through this file's accessors). Children
+# are explicit lists while building (the adoption agency moves nodes), turned into lexbor-style
+# pointers at the end (LiteTree.link). Where the standard's tree construction depends on more
+# than this builds (foster parenting out of tables, foreign content, framesets, <plaintext>, a
+# template whose content starts as a table's, quirks decided by an unusual DOCTYPE, NUL
+# characters, deep nesting), it gives up with a reason and the page goes to lexbor
+# (blocks.parse_page); tests hold the two to the same blocks and metadata on real pages and on
+# fuzzed tag soup.
 
 DEF T_UNKNOWN = 0
 DEF T_HTML = 1
