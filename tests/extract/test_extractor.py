@@ -126,17 +126,17 @@ def test_content_extractor_stage_records_method_score_span() -> None:
     assert doc.content_span is not None
     assert out[1].content_method is None
     assert pipe.ctx.stats["extract/method/dom"] == 1
-    # Which parser built the tree: trawl's own, or lexbor where it gave up (here: text in a table).
+    # Which parser built the tree: trawl's own, or lexbor where it gave up (here: MathML).
     walk = compiled_walk()
     assert pipe.ctx.stats["extract/parser/lite" if walk else "extract/parser/lexbor"] == 1
-    fostered = Document(
+    foreign = Document(
         url="https://news.example/t",
-        raw=b"<table>stray text</table>" + _page().encode(),
+        raw=b"<p>x<math><mi>y</mi></math></p>" + _page().encode(),
         http_headers=[("Content-Type", "text/html; charset=utf-8")],
     )
-    pipe = Pipeline([_Pages([fostered])], [ContentExtractor()])
+    pipe = Pipeline([_Pages([foreign])], [ContentExtractor()])
     assert len(list(pipe)) == 1
-    assert pipe.ctx.stats["extract/parser/lexbor:foster" if walk else "extract/parser/lexbor"] == 1
+    assert pipe.ctx.stats["extract/parser/lexbor:foreign" if walk else "extract/parser/lexbor"] == 1
 
 
 def test_stage_rejects_bad_config() -> None:

@@ -3,9 +3,9 @@
 # metadata read: elements (lexbor's tag ids), the attributes they read, and text. It builds its
 # nodes with the leading fields of lexbor's node structs, so the walk, hidden_sizes and the
 # metadata scan read them unchanged (their attributes through this file's accessors). Children
-# are explicit lists while building (the adoption agency moves nodes), turned into lexbor-style
-# pointers at the end (LiteTree.link). Where the standard's tree construction depends on more
-# than this builds (foster parenting out of tables, foreign content, framesets, <plaintext>, a
+# are explicit lists while building (the adoption agency and foster parenting move and insert
+# nodes), turned into lexbor-style pointers at the end (LiteTree.link). Where the standard's tree
+# construction depends on more than this builds (foreign content, framesets, <plaintext>, a
 # template whose content starts as a table's, quirks decided by an unusual DOCTYPE, NUL
 # characters, deep nesting), it gives up with a reason and the page goes to lexbor
 # (blocks.parse_page); tests hold the two to the same blocks and metadata on real pages and on
@@ -459,6 +459,7 @@ cdef class LiteTree:
     cdef size_t n_afe, cap_afe
     cdef int mode, quirks, html_i, head_i, body_i, form_i, templates, raw, guard
     cdef bint ignore_lf
+    cdef bint foster  # a token of the table modes' "anything else": insertions into a table go before it
     cdef size_t max_depth, max_attrs
     cdef readonly str reason  # why the builder gave up ("" when it did not)
     cdef readonly object root, head, body
@@ -484,8 +485,63 @@ cdef class LiteTree:
         """A node (element ``tag``, or text when -1) whose parent is the current node."""
         cdef int k = self.new_node_detached(tag)
         if self.depth:
-            self.append_child(self.stack[self.depth - 1], k)
+            self.place(k)
         return k
+
+    cdef inline bint fostering(self) noexcept:
+        """Whether an insertion at the current node now goes to the foster parent."""
+        return self.depth > 0 and self.fosters(self.stack[self.depth - 1])
+
+    cdef inline bint fosters(self, int target) noexcept:
+        """Whether foster parenting is on and ``target`` is a table, a table section or a row."""
+        cdef int t = self.nodes[target].tag
+        return self.foster and (t == T_TABLE or t == T_TBODY or t == T_TFOOT or t == T_THEAD or t == T_TR)
+
+    cdef void place(self, int k) noexcept:
+        """Node ``k`` at the appropriate place for inserting a node (the current node's last child,
+        or its foster parent's)."""
+        self.place_in(self.stack[self.depth - 1], k)
+
+    cdef void place_in(self, int target, int k) noexcept:
+        """Node ``k`` at the appropriate place for inserting a node into ``target``: its last
+        child, or, when fostering, before the last table (in the last template when that is more
+        recent; in <html> when there is no table)."""
+        cdef int last_table = -1, last_template = -1, table
+        cdef size_t j
+        if not self.fosters(target):
+            self.append_child(target, k)
+            return
+        for j in range(self.depth):
+            if self.nodes[self.stack[j]].tag == T_TABLE:
+                last_table = <int> j
+            elif self.nodes[self.stack[j]].tag == T_TEMPLATE:
+                last_template = <int> j
+        if last_template >= 0 and last_template > last_table:
+            self.append_child(self.stack[last_template], k)
+        elif last_table < 0:
+            self.append_child(self.stack[0], k)
+        else:
+            table = self.stack[last_table]
+            if self.nodes[table].parent_i >= 0:
+                self.insert_before(table, k)
+            else:
+                self.append_child(self.stack[last_table - 1], k)
+
+    cdef void insert_before(self, int ref, int k) noexcept:
+        """Node ``k`` (taken from where it was) as the sibling just before ``ref``."""
+        cdef LNode *nd
+        cdef LNode *r
+        self.detach(k)
+        nd = &self.nodes[k]
+        r = &self.nodes[ref]
+        nd.parent_i = r.parent_i
+        nd.next_i = ref
+        nd.prev_i = r.prev_i
+        if r.prev_i >= 0:
+            self.nodes[r.prev_i].next_i = k
+        else:
+            self.nodes[r.parent_i].first_i = k
+        r.prev_i = k
 
     cdef int new_node_detached(self, int tag) except -1:
         """A node (element ``tag``, or text when -1) in no parent yet."""
@@ -585,7 +641,7 @@ cdef class LiteTree:
         cdef int t, parent = self.stack[self.depth - 1] if self.depth else -1
         if n == 0:
             return 0
-        t = self.nodes[parent].last_i if parent >= 0 else -1
+        t = self.nodes[parent].last_i if parent >= 0 and not self.fostering() else -1
         if t >= 0 and self.nodes[t].tag < 0 and self.nodes[t].off + self.nodes[t].length == self.text.length:
             # Text right after text in the same element joins it (as lexbor's does: "a<1<2" is
             # one text node, not one per "<"), when its bytes end the text buffer.
@@ -797,8 +853,7 @@ cdef class LiteTree:
         return 0
 
     cdef int adoption(self, int tag, size_t name_off, size_t name_len) except -2:
-        """The adoption agency for an end tag ``tag``: DONE, AGAIN (act as "any other end tag"),
-        or BAIL where it would foster-parent (a table as the common ancestor)."""
+        """The adoption agency for an end tag ``tag``: DONE, or AGAIN (act as "any other end tag")."""
         cdef int fe, cur, el, fb, ca, node, last, clone, outer, inner, bookmark, k_afe
         cdef size_t k, at, fb_at, node_at
         if self.depth:
@@ -873,11 +928,7 @@ cdef class LiteTree:
                     bookmark = k_afe + 1
                 self.append_child(node, last)
                 last = node
-            cur = self.nodes[ca].tag
-            if cur == T_TABLE or cur == T_TBODY or cur == T_TFOOT or cur == T_THEAD or cur == T_TR:
-                self.reason = "foster"
-                return BAIL
-            self.append_child(ca, last)
+            self.place_in(ca, last)
             clone = self.clone_of(fe)
             while self.nodes[fb].first_i >= 0:  # fb's children move into the clone
                 self.append_child(clone, self.nodes[fb].first_i)
@@ -1328,11 +1379,18 @@ cdef class LiteTree:
             self.form_i = el
             self.pop()
             return DONE
-        self.reason = "foster"
-        return BAIL
+        return self.fostered_start()
+
+    cdef int fostered_start(self) except -2:
+        """The table modes' "anything else" for a start tag: the in-body rules, foster parenting on."""
+        cdef int r
+        self.foster = True
+        r = self.start_in_body()
+        self.foster = False
+        return r
 
     cdef int end_in_table(self) except -2:
-        cdef int t = self.t_tag
+        cdef int t = self.t_tag, r
         if t == T_TABLE:
             if not self.in_scope(T_TABLE, 3):
                 return DONE
@@ -1344,10 +1402,10 @@ cdef class LiteTree:
             return DONE
         if t == T_TEMPLATE:
             return self.end_template()
-        if t == T_P or t == T_BR:
-            self.reason = "foster"
-            return BAIL
-        return self.end_in_body()
+        self.foster = True  # (only </p> and </br> insert anything)
+        r = self.end_in_body()
+        self.foster = False
+        return r
 
     cdef int start_in_caption(self) except -2:
         cdef int t = self.t_tag
@@ -1691,7 +1749,7 @@ cdef class LiteTree:
 
     cdef int chars(self, const unsigned char *s, size_t n) except -2:
         cdef size_t ws
-        cdef int cur
+        cdef int cur, r
         while n:
             if self.mode == M_IN_BODY or self.mode == M_IN_CELL or self.mode == M_IN_CAPTION:
                 if self.reconstruct() < 0:
@@ -1706,8 +1764,13 @@ cdef class LiteTree:
                 if ws == n and (cur == T_TABLE or cur == T_TBODY or cur == T_TFOOT or cur == T_THEAD or cur == T_TR):
                     self.insert_text(s, n)
                     return DONE
-                self.reason = "foster"
-                return BAIL
+                # Text with more than spaces: the in-body rules, foster parenting on.
+                self.foster = True
+                r = self.reconstruct()
+                if r != BAIL:
+                    self.insert_text(s, n)
+                self.foster = False
+                return DONE if r != BAIL else BAIL
             if self.mode == M_IN_HEAD or self.mode == M_IN_HEAD_NOSCRIPT or self.mode == M_AFTER_HEAD \
                     or self.mode == M_IN_COLUMN_GROUP:
                 self.insert_text(s, ws)
