@@ -120,7 +120,6 @@ DEF T_TFOOT = 105
 DEF T_TH = 106
 DEF T_THEAD = 107
 DEF T_TR = 108
-DEF T_FIXED = 109  # codes past this: other named tags (init_tree)
 
 DEF LITE_UNKNOWN_ID = 0x100000  # local_name of elements without a lexbor static id (>= N_TAGS)
 DEF MAX_TREE_TAGS = 256
@@ -134,7 +133,6 @@ DEF F_CLOSE_P = 4  # its start tag closes a <p> in button scope
 DEF F_IMPLIED = 8  # popped by "generate implied end tags"
 DEF F_THOROUGH = 16  # ... thoroughly
 DEF F_SCOPE = 32  # bounds the default scope
-DEF F_VOID = 64
 DEF F_HEADING = 128
 DEF F_BLOCK_END = 256  # end tag: if in scope, implied end tags, pop to it
 DEF F_HEAD_START = 512  # base basefont bgsound link meta noframes script style template title
@@ -241,7 +239,6 @@ cdef size_t _slot_len[TAG_SLOTS]
 cdef int _slot_code[TAG_SLOTS]
 cdef int _tt_flags[MAX_TREE_TAGS]
 cdef size_t _tt_lexbor[MAX_TREE_TAGS]
-cdef int _tt_count = 0
 cdef list _tt_names = []  # keeps the names' bytes alive
 cdef dict _entities = {}  # b"amp;" -> UTF-8, b"amp" (legacy, no semicolon) -> UTF-8
 cdef bint _tree_ready = False
@@ -266,7 +263,6 @@ _FLAG_TAGS = {
     F_IMPLIED: "dd dt li optgroup option p rb rp rt rtc",
     F_THOROUGH: "dd dt li optgroup option p rb rp rt rtc caption colgroup tbody td tfoot th thead tr",
     F_SCOPE: "applet caption html table td th marquee object template select",  # select: lexbor's
-    F_VOID: "area base basefont bgsound br col embed frame hr img input keygen link meta param source track wbr",
     F_HEADING: "h1 h2 h3 h4 h5 h6",
     F_BLOCK_END: "address article aside blockquote button center details dialog dir div dl fieldset figcaption"
                  " figure footer header hgroup listing main menu nav ol pre search section select summary ul",
@@ -282,7 +278,7 @@ def init_tree(dict lexbor_ids, dict entities):
     """The lite tree's tables: ``{tag name: lexbor tag id}`` (every name in TREE_TAGS_SPACED and
     the others the walk's and metadata's tables know) and the named character references
     (``html.entities.html5``: ``{"amp;": "&", "amp": "&", ...}``)."""
-    global _tt_count, _tree_ready, _entities
+    global _tree_ready, _entities
     cdef size_t s, k
     cdef int code
     for s in range(TAG_SLOTS):
@@ -312,7 +308,6 @@ def init_tree(dict lexbor_ids, dict entities):
         _slot_name[s] = <const unsigned char *> (<bytes> raw)
         _slot_len[s] = len(raw)
         _slot_code[s] = code
-    _tt_count = len(names) + 1
     _entities = {name.encode("ascii"): value.encode("utf-8", "surrogatepass") for name, value in entities.items()}
     for k in range(32):
         _c1[k] = _C1[k]
@@ -330,27 +325,6 @@ cdef int tag_code(const unsigned char *name, size_t n) noexcept nogil:
             return _slot_code[s]
         s = (s + 1) & (TAG_SLOTS - 1)
     return 0
-
-
-cdef int buf_utf8(Buf *b, uint32_t c) except -1:
-    cdef unsigned char e[4]
-    if c < 0x80:
-        e[0] = <unsigned char> c
-        return buf_add(b, e, 1)
-    if c < 0x800:
-        e[0] = <unsigned char> (0xC0 | (c >> 6))
-        e[1] = <unsigned char> (0x80 | (c & 0x3F))
-        return buf_add(b, e, 2)
-    if c < 0x10000:
-        e[0] = <unsigned char> (0xE0 | (c >> 12))
-        e[1] = <unsigned char> (0x80 | ((c >> 6) & 0x3F))
-        e[2] = <unsigned char> (0x80 | (c & 0x3F))
-        return buf_add(b, e, 3)
-    e[0] = <unsigned char> (0xF0 | (c >> 18))
-    e[1] = <unsigned char> (0x80 | ((c >> 12) & 0x3F))
-    e[2] = <unsigned char> (0x80 | ((c >> 6) & 0x3F))
-    e[3] = <unsigned char> (0x80 | (c & 0x3F))
-    return buf_add(b, e, 4)
 
 
 cdef inline bint is_alnum(unsigned char c) noexcept nogil:
@@ -394,7 +368,7 @@ cdef size_t char_ref(const unsigned char *p, size_t i, size_t n, bint attr, Buf 
             value = 0xFFFD
         elif 0x80 <= value <= 0x9F and _c1[value - 0x80]:
             value = _c1[value - 0x80]
-        buf_utf8(out, value)
+        encode_utf8(out, &value, 0, 1)  # (never a surrogate here)
         return j
     while j < n and j - i <= 40 and is_alnum(p[j]):
         j += 1
@@ -467,7 +441,6 @@ cdef class LiteTree:
     cdef int t_tag
     cdef uint32_t t_a_start, t_a_count
     cdef size_t t_name_off, t_name_len
-    cdef bint self_closing
     cdef size_t t_seen  # kept attributes of the tag, repeated names included
 
     def __dealloc__(self):
@@ -616,11 +589,25 @@ cdef class LiteTree:
         cdef size_t k
         for k in range(self.depth):
             if self.stack[k] == el:
-                memmove(&self.stack[k], &self.stack[k + 1], (self.depth - k - 1) * sizeof(int))
-                self.depth -= 1
-                self.nodes[el].open = False
-                if self.nodes[el].tag == T_TEMPLATE:
-                    self.templates -= 1
+                self.remove_open_at(k)
+                return
+
+    cdef void remove_open_at(self, size_t k) noexcept:
+        """Take the ``k``-th open element off the stack (those above it move down one)."""
+        cdef int el = self.stack[k]
+        memmove(&self.stack[k], &self.stack[k + 1], (self.depth - k - 1) * sizeof(int))
+        self.depth -= 1
+        self.nodes[el].open = False
+        if self.nodes[el].tag == T_TEMPLATE:
+            self.templates -= 1
+
+    cdef void pop_through(self, int el) noexcept:
+        """Pop elements until ``el`` was popped."""
+        cdef int top
+        while self.depth:
+            top = self.stack[self.depth - 1]
+            self.pop()
+            if top == el:
                 return
 
     cdef inline int current(self) noexcept:
@@ -764,9 +751,8 @@ cdef class LiteTree:
                 same += 1
                 earliest = <int> k
         if same >= 3:
-            memmove(&self.afe[earliest], &self.afe[earliest + 1], (self.n_afe - earliest - 1) * sizeof(int))
-            self.n_afe -= 1
-        return self.afe_push_raw(el)
+            self.afe_remove_at(earliest)
+        return self.afe_insert(self.n_afe, el)
 
     cdef bint equal_elements(self, int a, int b) noexcept:
         """Same tag and the same attributes (names and values, in any order)."""
@@ -800,11 +786,25 @@ cdef class LiteTree:
                 return <int> k
         return -1
 
+    cdef int afe_last(self, int tag, size_t name_off, size_t name_len) noexcept:
+        """The last entry after the last marker named ``tag``, or -1."""
+        cdef size_t k = self.n_afe
+        while k > 0:
+            k -= 1
+            if self.afe[k] < 0:
+                return -1
+            if self.same_name(self.afe[k], tag, name_off, name_len):
+                return self.afe[k]
+        return -1
+
     cdef void afe_remove(self, int el) noexcept:
         cdef int k = self.afe_index(el)
         if k >= 0:
-            memmove(&self.afe[k], &self.afe[k + 1], (self.n_afe - k - 1) * sizeof(int))
-            self.n_afe -= 1
+            self.afe_remove_at(k)
+
+    cdef void afe_remove_at(self, size_t k) noexcept:
+        memmove(&self.afe[k], &self.afe[k + 1], (self.n_afe - k - 1) * sizeof(int))
+        self.n_afe -= 1
 
     cdef void afe_clear_to_marker(self) noexcept:
         while self.n_afe:
@@ -813,9 +813,10 @@ cdef class LiteTree:
                 return
 
     cdef int afe_marker(self) except -1:
-        return self.afe_push_raw(-1)
+        return self.afe_insert(self.n_afe, -1)
 
-    cdef int afe_push_raw(self, int el) except -1:
+    cdef int afe_insert(self, size_t at, int el) except -1:
+        """``el`` (-1: a marker) into the list at position ``at`` (the entries from there move up)."""
         cdef size_t want
         cdef int *grown
         if self.n_afe == self.cap_afe:
@@ -824,13 +825,14 @@ cdef class LiteTree:
             if grown == NULL:
                 raise MemoryError()
             self.afe, self.cap_afe = grown, want
-        self.afe[self.n_afe] = el
+        memmove(&self.afe[at + 1], &self.afe[at], (self.n_afe - at) * sizeof(int))
+        self.afe[at] = el
         self.n_afe += 1
         return 0
 
     cdef int reconstruct(self) except -2:
         cdef size_t k
-        cdef int el, old
+        cdef int el
         if self.n_afe == 0:
             return 0
         el = self.afe[self.n_afe - 1]
@@ -843,10 +845,9 @@ cdef class LiteTree:
                 break
             k -= 1
         while k < self.n_afe:
-            old = self.afe[k]
-            el = self.insert(self.nodes[old].tag, self.nodes[old].a_start, self.nodes[old].a_count,
-                             self.nodes[old].off, self.nodes[old].length)
-            if el < 0:
+            el = self.clone_of(self.afe[k])
+            self.place(el)
+            if self.push(el) < 0:
                 return BAIL
             self.afe[k] = el
             k += 1
@@ -854,7 +855,7 @@ cdef class LiteTree:
 
     cdef int adoption(self, int tag, size_t name_off, size_t name_len) except -2:
         """The adoption agency for an end tag ``tag``: DONE, or AGAIN (act as "any other end tag")."""
-        cdef int fe, cur, el, fb, ca, node, last, clone, outer, inner, bookmark, k_afe
+        cdef int fe, cur, fb, ca, node, last, clone, outer, inner, bookmark, k_afe
         cdef size_t k, at, fb_at, node_at
         if self.depth:
             cur = self.stack[self.depth - 1]
@@ -862,16 +863,7 @@ cdef class LiteTree:
                 self.pop()
                 return DONE
         for outer in range(8):
-            fe = -1
-            k = self.n_afe
-            while k > 0:
-                k -= 1
-                el = self.afe[k]
-                if el < 0:
-                    break
-                if self.same_name(el, tag, name_off, name_len):
-                    fe = el
-                    break
+            fe = self.afe_last(tag, name_off, name_len)
             if fe < 0:
                 return AGAIN if outer == 0 else DONE
             if not self.nodes[fe].open:
@@ -891,11 +883,7 @@ cdef class LiteTree:
                     fb, fb_at = self.stack[k], k
                     break
             if fb < 0:  # pop to the formatting element, and it is done
-                while self.depth:
-                    el = self.stack[self.depth - 1]
-                    self.pop()
-                    if el == fe:
-                        break
+                self.pop_through(fe)
                 self.afe_remove(fe)
                 return DONE
             ca = self.stack[at - 1]
@@ -914,9 +902,7 @@ cdef class LiteTree:
                     self.afe_remove(node)
                     k_afe = -1
                 if k_afe < 0:
-                    memmove(&self.stack[node_at], &self.stack[node_at + 1], (self.depth - node_at - 1) * sizeof(int))
-                    self.depth -= 1
-                    self.nodes[node].open = False
+                    self.remove_open_at(node_at)
                     continue
                 clone = self.clone_of(node)
                 self.afe[k_afe] = clone
@@ -933,14 +919,8 @@ cdef class LiteTree:
             while self.nodes[fb].first_i >= 0:  # fb's children move into the clone
                 self.append_child(clone, self.nodes[fb].first_i)
             self.append_child(fb, clone)
-            k_afe = self.afe_index(fe)
-            memmove(&self.afe[k_afe], &self.afe[k_afe + 1], (self.n_afe - k_afe - 1) * sizeof(int))
-            self.n_afe -= 1
-            if bookmark > <int> self.n_afe:
-                bookmark = <int> self.n_afe
-            self.afe_push_raw(clone)  # (grows the list), then into its place at the bookmark
-            memmove(&self.afe[bookmark + 1], &self.afe[bookmark], (self.n_afe - bookmark - 1) * sizeof(int))
-            self.afe[bookmark] = clone
+            self.afe_remove(fe)
+            self.afe_insert(bookmark if bookmark < <int> self.n_afe else self.n_afe, clone)
             self.remove_open(fe)
             for k in range(self.depth):
                 if self.stack[k] == fb:
@@ -1020,15 +1000,13 @@ cdef class LiteTree:
         return 0
 
     cdef bint token_has(self, const char *name, const char *value) noexcept:
-        """Whether the token has attribute ``name`` (with ``value``, ASCII case ignored, unless NULL)."""
+        """Whether the token has attribute ``name`` with ``value`` (lower case; ASCII case ignored)."""
         cdef uint32_t i
         cdef size_t k, m = strlen(name)
         cdef LAttr *a
         for i in range(self.t_a_count):
             a = &self.attrs[self.t_a_start + i]
             if a.name_len == m and memcmp(a.name, name, m) == 0:
-                if value == NULL:
-                    return True
                 if a.value == NULL or a.value_len != strlen(value):
                     return False
                 for k in range(a.value_len):
@@ -1228,15 +1206,7 @@ cdef class LiteTree:
                 self.pop_until(T_BUTTON)
             return self.reconstruct_insert()
         if t == T_A:
-            found = -1
-            k = self.n_afe
-            while k > 0:
-                k -= 1
-                if self.afe[k] < 0:
-                    break
-                if self.nodes[self.afe[k]].tag == T_A:
-                    found = self.afe[k]
-                    break
+            found = self.afe_last(T_A, 0, 0)
             if found >= 0:
                 if self.adoption(T_A, 0, 0) == BAIL:
                     return BAIL
@@ -1735,11 +1705,7 @@ cdef class LiteTree:
             el = self.stack[k]
             if self.same_name(el, t, self.t_name_off, self.t_name_len):
                 self.implied_end_tags(t, False)
-                while self.depth:
-                    r = self.stack[self.depth - 1]
-                    self.pop()
-                    if r == el:
-                        break
+                self.pop_through(el)
                 return DONE
             if _tt_flags[self.nodes[el].tag] & F_SPECIAL:
                 return DONE
@@ -1853,28 +1819,23 @@ cdef class LiteTree:
 
     # ------------------------------------------------------------------ the tokenizer
 
-    cdef size_t attributes(self, const unsigned char *p, size_t i, size_t n, bint keep, bint anchor,
-                           bint *self_closing) except? 0:
+    cdef size_t attributes(self, const unsigned char *p, size_t i, size_t n, bint keep, bint anchor) except? 0:
         """From just after a tag's name: its attributes (the kept ones added as the token's, when
         ``keep``); one past the tag's ``>``, or 0 when the page ends inside it."""
         cdef size_t name, name_end, k, vs = 0, ve = 0
         cdef int which
-        cdef bint slash, has_value, dup
+        cdef bint has_value, dup
         cdef uint32_t j
         cdef LAttr a
         self.t_a_start = <uint32_t> self.n_attrs
         self.t_a_count = 0
         self.t_seen = 0
-        self_closing[0] = False
         while True:
-            slash = False
-            while i < n and _tag_class[p[i]] & (C_SPACE | C_SLASH):
-                slash = p[i] == 47
+            while i < n and _tag_class[p[i]] & (C_SPACE | C_SLASH):  # ("/>" means nothing in HTML)
                 i += 1
             if i >= n:
                 return 0
             if p[i] == 62:
-                self_closing[0] = slash
                 return i + 1
             name = i
             i += 1
@@ -2107,7 +2068,7 @@ cdef class LiteTree:
                     buf_add(&self.strs, &c, 1)
                 self.t_name_len = m
             anchor = not closing and code == T_A
-            end = self.attributes(p, e, n, not closing, anchor, &self.self_closing)
+            end = self.attributes(p, e, n, not closing, anchor)
             if end == 0:  # the page ends inside the tag: it is dropped
                 break
             if self.t_seen > self.max_attrs:
@@ -2145,7 +2106,7 @@ cdef class LiteTree:
             self.pop()
             if e >= n:
                 break
-            end = self.attributes(p, u_name_end(p, e + 2, n), n, False, False, &self.self_closing)
+            end = self.attributes(p, u_name_end(p, e + 2, n), n, False, False)
             if end == 0:
                 break
             if self.guard_tag(p, e + 2, n, False) == BAIL:
