@@ -99,6 +99,7 @@ _BUILT = [
     "<!DOCTYPE html><p>standards<table><tr><td>not in the p</table>",
     "<!DOCTYPE html PUBLIC '-//W3C//DTD HTML 4.01 Transitional//EN'><p>quirks<table><tr><td>x</table>",
     "<!DOCTYPE html PUBLIC '-//W3C//DTD XHTML 1.0 Strict//EN' 'x.dtd'><p>standards<table><tr><td>x</table>",
+    "</b><!DOCTYPE html><p>quirks: the end tag came first<table><tr><td>in the p</table>",
     "<td>stray cell</td><tr>stray row",
     # foster parenting: what a table holds outside its cells goes before it
     "<table>text outside cells</table>",

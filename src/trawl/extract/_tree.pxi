@@ -1550,13 +1550,14 @@ cdef class LiteTree:
         cdef int r, t
         while True:
             t = self.t_tag
+            if self.mode == M_INITIAL:  # any end tag ends the initial mode (a later DOCTYPE is ignored)
+                self.quirks = Q_QUIRKS
+                self.mode = M_BEFORE_HTML
+                continue
             if self.mode <= M_BEFORE_HEAD:
                 if t != T_HEAD and t != T_BODY and t != T_HTML and t != T_BR:
                     return DONE
-                if self.mode == M_INITIAL:
-                    self.quirks = Q_QUIRKS
-                    self.mode = M_BEFORE_HTML
-                elif self.mode == M_BEFORE_HTML:
+                if self.mode == M_BEFORE_HTML:
                     self.html_i = self.insert_plain(T_HTML)
                     self.mode = M_BEFORE_HEAD
                 else:
