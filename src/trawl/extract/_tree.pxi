@@ -1823,9 +1823,9 @@ cdef class LiteTree:
     cdef size_t attributes(self, const unsigned char *p, size_t i, size_t n, bint keep, bint anchor) except? 0:
         """From just after a tag's name: its attributes (the kept ones added as the token's, when
         ``keep``); one past the tag's ``>``, or 0 when the page ends inside it."""
-        cdef size_t name, name_end, k, vs = 0, ve = 0
+        cdef size_t name, name_end, vs, ve
         cdef int which
-        cdef bint has_value, dup
+        cdef bint dup
         cdef uint32_t j
         cdef LAttr a
         self.t_a_start = <uint32_t> self.n_attrs
@@ -1839,39 +1839,16 @@ cdef class LiteTree:
             if p[i] == 62:
                 return i + 1
             name = i
-            i += 1
-            while i < n and not _tag_class[p[i]]:
-                i += 1
-            name_end = i
-            k = i
-            while k < n and _tag_class[p[k]] == C_SPACE:
-                k += 1
-            has_value = k < n and p[k] == 61
-            if has_value:
-                k += 1
-                while k < n and _tag_class[p[k]] == C_SPACE:
-                    k += 1
-                if k < n and (p[k] == 34 or p[k] == 39):
-                    vs = k + 1
-                    ve = find_bytes(p, vs, n, <const char *> (p + k), 1)
-                    if ve >= n:
-                        return 0
-                    i = ve + 1
-                else:
-                    vs = k
-                    while k < n and not (_tag_class[p[k]] & (C_SPACE | C_GT)):
-                        k += 1
-                    if k >= n:
-                        return 0
-                    ve = i = k
+            i = attribute_parts(p, i, n, &name_end, &vs, &ve)
+            if i > n:  # a quoted value left open: the page ends inside the tag
+                return 0
             if not keep:
                 continue
             which = word_index(&_kept_attr_words, p + name, name_end - name, True)
             if which:
                 a.name = _kept_names[which - 1]
                 a.name_len = name_end - name
-            elif anchor and name_end - name == 4 and lower(p[name]) == b'h' and lower(p[name + 1]) == b'r' \
-                    and lower(p[name + 2]) == b'e' and lower(p[name + 3]) == b'f':
+            elif anchor and u_is(p, name, name_end, b"href"):
                 a.name = <const unsigned char *> b"href"
                 a.name_len = 4
             else:
@@ -1886,7 +1863,7 @@ cdef class LiteTree:
                 continue
             a.next = NULL
             a.v_off = self.strs.length
-            if has_value:
+            if vs <= n:
                 add_text(&self.strs, p, vs, ve, True, True)
                 a.value = <const unsigned char *> 1  # (not NULL: set when linked)
                 a.value_len = self.strs.length - a.v_off
@@ -2165,10 +2142,7 @@ cdef class LiteTree:
 
 
 cdef const unsigned char *_kept_names[MAX_WORDS]
-_KEPT_NAMES = (
-    b"id rel role type name size face class style color hidden content property itemprop datetime encoding"
-    b" aria-hidden shadowrootmode"
-).split()
+_KEPT_NAMES = _KEPT_ATTR_NAMES.split()  # (the stripper's list, in its order: word_index's codes)
 for _k, _name in enumerate(_KEPT_NAMES):
     _kept_names[_k] = <const unsigned char *> (<bytes> _name)
 

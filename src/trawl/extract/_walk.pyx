@@ -862,11 +862,11 @@ cdef WordList _meta_attr_words  # in the order of _META_ATTRS
 cdef WordList _kept_attr_words
 _META_ATTR_NAMES = b"content property name itemprop type rel class datetime"
 word_list(&_meta_attr_words, _META_ATTR_NAMES)
-word_list(
-    &_kept_attr_words,
+_KEPT_ATTR_NAMES = (
     b"id rel role type name size face class style color hidden content property itemprop datetime encoding"
-    b" aria-hidden shadowrootmode",
+    b" aria-hidden shadowrootmode"
 )
+word_list(&_kept_attr_words, _KEPT_ATTR_NAMES)
 # The start tags the attribute stripper acts on, in the order of the ST_ codes.
 cdef WordList _strip_tag_words
 word_list(
@@ -2194,7 +2194,16 @@ cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *na
     the HTML tokenizer does): one past the attribute, its value included (the spaces after a bare
     name are left to separate it from the next); ``n + 1`` when a quoted value is left open.
     ``name_end``: one past its name."""
+    cdef size_t value, value_end
+    return attribute_parts(p, i, n, name_end, &value, &value_end)
+
+
+cdef size_t attribute_parts(const unsigned char *p, size_t i, size_t n, size_t *name_end, size_t *value,
+                            size_t *value_end) noexcept nogil:
+    """:func:`attribute_end`, and where the value is: ``p[value:value_end]`` (its quotes left
+    out), ``value`` is ``n + 1`` for an attribute without one."""
     cdef const unsigned char *found
+    value[0] = value_end[0] = n + 1
     i += 1
     while i < n and not _tag_class[p[i]]:
         i += 1
@@ -2208,9 +2217,13 @@ cdef size_t attribute_end(const unsigned char *p, size_t i, size_t n, size_t *na
         i += 1
     if i < n and (p[i] == b'"' or p[i] == b"'"):
         found = <const unsigned char *> memchr(p + i + 1, p[i], n - i - 1) if i + 1 < n else NULL
+        value[0] = i + 1
+        value_end[0] = found - p if found != NULL else n
         return (found - p) + 1 if found != NULL else n + 1
+    value[0] = i
     while i < n and not (_tag_class[p[i]] & (C_SPACE | C_GT)):
         i += 1
+    value_end[0] = i
     return i
 
 
@@ -2380,10 +2393,8 @@ cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops,
         i = attribute_end(p, i, n, &name_end)
         if i > n:  # a quoted value left open
             return 0
-        if drops != NULL and not attr_kept(p + name, name_end - name) and not (
-            anchor and name_end - name == 4 and lower(p[name]) == b'h' and lower(p[name + 1]) == b'r'
-            and lower(p[name + 2]) == b'e' and lower(p[name + 3]) == b'f'
-        ):
+        if drops != NULL and not attr_kept(p + name, name_end - name) \
+                and not (anchor and u_is(p, name, name_end, b"href")):
             # With its separator only when a space or the tag's ">" follows: else (a="1"b="2",
             # or a "/" that would run on an unquoted value before) the separator stays.
             if i < n and not (is_tag_space(p[i]) or p[i] == b'>'):
