@@ -2067,18 +2067,10 @@ cdef class LiteTree:
             if self.raw == RAW_NONE:
                 continue
             # The text of a script, style, title, textarea...: to its end tag.
-            if self.raw == RAW_SCRIPT:
-                e = script_end(p, i, n)
-            else:
-                if m > MAX_WORD_LENGTH:
-                    return BAIL
-                e = u_raw_end(p, i, n, lname, m)
+            # (Only known tags start raw text, so the name is in lname.)
+            e = script_end(p, i, n) if self.raw == RAW_SCRIPT else u_raw_end(p, i, n, lname, m)
             if e > i:
-                if self.raw == RAW_RCDATA:
-                    if self.emit_raw(p, i, e, True) == BAIL:
-                        return BAIL
-                elif self.emit_raw(p, i, e, False) == BAIL:
-                    return BAIL
+                self.emit_raw(p, i, e, self.raw == RAW_RCDATA)
             self.ignore_lf = False
             self.raw = RAW_NONE
             self.pop()
@@ -2092,12 +2084,11 @@ cdef class LiteTree:
             i = end
         return self.finish()
 
-    cdef int emit_raw(self, const unsigned char *p, size_t a, size_t b, bint refs) except -2:
+    cdef int emit_raw(self, const unsigned char *p, size_t a, size_t b, bint refs) except -1:
         """A raw-text element's text, into it (the current node)."""
         cdef const unsigned char *s
         cdef size_t n = self.text_of(p, a, b, refs, &s)
-        self.insert_text(s, n)
-        return DONE
+        return self.insert_text(s, n)
 
     cdef int link(self) except -1:
         """Pointers for the built tree: children in document order, text, attributes."""

@@ -143,8 +143,8 @@ def extract(
         result.cutoff = "size"
     original = markup
     # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
-    # cutting them with one regex pass costs less than lexbor spends tokenising them. JSON-LD
-    # scripts stay (metadata reads them); BTE and slope see the page as it came.
+    # cutting them first (a tokenizing C pass) costs less than parsing them. JSON-LD scripts stay
+    # (metadata reads them); BTE and slope see the page as it came.
     tree, guarded, result.parser = parse_page(markup)
     if guarded:
         result.cutoff = result.cutoff or guarded
@@ -209,8 +209,8 @@ class ContentExtractor(Step):
     the content in the page text it had before: the converter's visible text when
     :class:`~trawl.convert.html.HtmlConverter` ran first, else the page's text blocks). Counts
     ``extract/method/<method>``, ``extract/parser/<parser>`` (``lite``, or ``lexbor:<why>`` where
-    trawl's tree builder gave up: ``lexbor:adoption``, ``lexbor:foster``...), ``extract/cutoff/<reason>``
-    and ``extract/empty``; a page cut
+    trawl's tree builder gave up: ``lexbor:foreign``, ``lexbor:template``...),
+    ``extract/cutoff/<reason>`` and ``extract/empty``; a page cut
     short also gets a line in ``doc.errors``. Works before or after the HTML converter: it reads the
     decoded characters the charset decoder left without taking them, or decodes the page itself.
     Other documents pass untouched.

@@ -216,7 +216,6 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
     timed: _Node | None = None
     any_time: _Node | None = None
     author_nodes: list[_Node] = []
-    walk = compiled_walk()
     for node in _candidates(tree):
         tag = node.tag
         attrs = node.attrs
@@ -333,7 +332,7 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
     if not date and text_date and tree.body is not None:
         if isinstance(tree, LexborHTMLParser):
             date = date_in_text(tree.body.text(deep=True, separator=" "))
-        elif walk is not None:  # a lite tree (blocks.parse_page)
+        elif (walk := compiled_walk()) is not None:  # a lite tree (blocks.parse_page)
             date = date_in_text(walk.meta_text(tree.body.mem_id, b" "))
         if date:
             sources["date"] = "text"
