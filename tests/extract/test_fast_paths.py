@@ -86,3 +86,62 @@ def test_same_tag_sibling_counts() -> None:
         for b in page.blocks
     ]
     assert np.allclose(x[:, STAGE1_NAMES.index("same_tag_siblings")], np.log(np.array(sib, dtype=np.float64)))
+
+
+def _dict_firsts(texts: list[str]) -> list[int]:
+    first: dict[str, int] = {}
+    return [first.setdefault(t, i) for i, t in enumerate(texts)]
+
+
+@pytest.mark.skipif(blocks.compiled_walk() is None, reason="the compiled walk is not built")
+def test_first_occurrences_equal_a_dicts() -> None:
+    """The compiled table (its own hash over the code units, strings compared on a match) finds
+    each text's first equal text as a dict does: 1-, 2- and 4-byte strings, lone surrogates,
+    lengths around its 8-unit steps, texts equal in bytes but not in kind."""
+    walk = blocks.compiled_walk()
+    rnd = np.random.default_rng(3)
+    alphabet = ["a", "b", "é", "€", "😀", "\ud800", " ", "\x00"]
+    for _ in range(300):
+        pool = [
+            "".join(rnd.choice(alphabet, size=int(rnd.integers(0, 20))))
+            for _ in range(int(rnd.integers(1, 12)))
+        ]
+        pool += ["\u0100", "\x00\x01", "A\x00", "ab" * 9, "ab" * 9 + "c"]  # "\u0100" is b"\0\1" as UCS2
+        texts = [pool[int(i)] for i in rnd.integers(0, len(pool), size=int(rnd.integers(0, 200)))]
+        texts = [(t + ".")[:-1] for t in texts]  # distinct objects: equality, not identity
+        out = np.empty(len(texts), dtype=np.int64)
+        walk.first_occurrences(texts, out)
+        assert out.tolist() == _dict_firsts(texts)
+
+
+def test_selection_and_rendering_fast_paths_equal_the_plain_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """select_index by the compiled first-occurrence table and kept_once, and render_index's
+    joined separators, give what the dict and the per-block loop give."""
+    from trawl.extract import dom
+
+    markup = _page_markup() + "".join(
+        f"<table><tr><td>cell {i} a b c</td><td>Share</td></tr></table>"
+        f"<ul><li>Share</li><li>x {i} y z</li></ul>"
+        f"<p>para {i % 3} with more words</p><dl><dt>term</dt><dd>Share this</dd></dl><h2>Head</h2>"
+        for i in range(30)
+    )
+    page = parse_blocks(markup)
+    rnd = np.random.default_rng(5)
+    cases = [(rnd.random(len(page.texts)), 0) for _ in range(40)]
+    fast = [dom.select_index(page, p, c, 0.3) for p, c in cases]
+    for idx in fast:
+        blocks_ = dom.blocks_at(page, idx)
+        for fmt in ("text", "markdown"):
+            assert dom.render_index(page, idx, fmt) == dom._render(
+                [b.text for b in blocks_], page.tags_of([b.element for b in blocks_]), fmt
+            )
+    monkeypatch.setattr(dom, "compiled_walk", lambda: None)
+    page.cache.clear()
+    monkeypatch.setattr(features._CompiledBoiler, "module", None)
+    plain = [dom.select_index(page, p, c, 0.3) for p, c in cases]
+    assert fast == plain
+    # Every text at most once among the kept blocks of three words or more, in page order.
+    for idx in fast:
+        long_texts = [page.texts[i] for i in idx if page.words[i] >= 3]
+        assert len(long_texts) == len(set(long_texts)) and idx == sorted(idx)
+    assert any(len(idx) > 10 for idx in fast)

@@ -279,11 +279,14 @@ def test_the_cut_on_fuzzed_tag_soup() -> None:
 
 
 # Characters whose code units hold a 0x3C byte that is not "<" (the 2-byte scan must skip them),
-# Latin-1, BMP and astral characters, and lone surrogates (encoded as "?").
+# and likewise 0x22, 0x27 and 0x2D bytes that are no quote or "-" (quoted values and comments are
+# scanned the same way); Latin-1, BMP and astral characters, and lone surrogates (encoded as "?").
 _STR_PIECES = [
     "<script>", "</script>", "<style a=b>", "</style >", "<svg>", "</svg>", "<scripts>", "ld+json",
     " type='application/ld+json'", "\u00e9", "\u20ac", "\U0001f600", "\ud800", "\u013c", "\u3c00", "\u3c3c",
     "\U0001003c", "\U0003c000", "x", ">", "<",
+    "<p title=\"", "<p a='", '"', "'", "<!--", "-->", "-", "--!>", "<!x", "<?", "\u2022", "\u0122", "\u2d2d",
+    "\u0127", "\u272d", "\U0001002d", "\U00022000",
 ]  # fmt: skip
 
 

@@ -213,7 +213,9 @@ DEF END_TAG = 3  # optional "s", then a word boundary
 DEF END_BOUNDARY = 4  # a word boundary
 
 cdef struct Trie:
-    int *next  # node * 256 + byte -> child node (0: none; the root is node 0)
+    int *next  # node * width + cls[byte] -> child node (0: none; the root is node 0)
+    int width  # 1 + the number of distinct bytes in the keywords
+    unsigned char cls[256]  # byte -> its column (0: in no keyword, a column of zeros)
     unsigned char *kind  # END_* of the keyword ending at a node
     long *bits  # its bits
     long *suffix  # its bits when its suffix rule took a suffix
@@ -239,9 +241,18 @@ cdef void trie_free(Trie *t) noexcept:
 cdef int trie_build(Trie *t, list keywords) except -1:
     """``keywords``: ``[(keyword bytes, end kind, bits, suffix bits)]``."""
     cdef int n = 1 + sum(len(k) for k, _, _, _ in keywords)
-    cdef int node, nxt, count = 1
+    cdef int node, nxt, count = 1, width = 1
     trie_free(t)
-    t.next = <int *> calloc(n * 256, sizeof(int))
+    # Columns only for the bytes the keywords use: a table of 256 columns a node is ~1 MB for the
+    # hint keywords, walked at random; with ~30 it stays in the cache.
+    memset(t.cls, 0, 256)
+    for word, _, _, _ in keywords:
+        for c in <bytes> word:
+            if t.cls[c] == 0:
+                t.cls[c] = width
+                width += 1
+    t.width = width
+    t.next = <int *> calloc(n * width, sizeof(int))
     t.kind = <unsigned char *> calloc(n, 1)
     t.bits = <long *> calloc(n, sizeof(long))
     t.suffix = <long *> calloc(n, sizeof(long))
@@ -251,11 +262,11 @@ cdef int trie_build(Trie *t, list keywords) except -1:
     for word, kind, plain, suffix in keywords:
         node = 0
         for c in <bytes> word:
-            nxt = t.next[node * 256 + c]
+            nxt = t.next[node * width + t.cls[c]]
             if nxt == 0:
                 nxt = count
                 count += 1
-                t.next[node * 256 + c] = nxt
+                t.next[node * width + t.cls[c]] = nxt
             node = nxt
         t.kind[node] = kind
         t.bits[node] = plain
@@ -306,7 +317,7 @@ cdef long word_bits(const unsigned char *w, size_t n) noexcept nogil:
         best_bits = 0
         j = i
         while j < n:
-            nxt = _hint_trie.next[node * 256 + w[j]]
+            nxt = _hint_trie.next[node * _hint_trie.width + _hint_trie.cls[w[j]]]
             if nxt == 0:
                 break
             node = nxt
@@ -1311,7 +1322,7 @@ cdef bint boiler_search(const unsigned char *p, size_t n) noexcept:
         j = i
         while j < n:
             c = <unsigned char> lower(p[j])
-            nxt = _boiler_trie.next[node * 256 + c]
+            nxt = _boiler_trie.next[node * _boiler_trie.width + _boiler_trie.cls[c]]
             if nxt == 0:
                 break
             node = nxt
@@ -1384,35 +1395,41 @@ ctypedef fused Unit:
     uint32_t
 
 
-cdef inline size_t find_lt(const Unit *p, size_t i, size_t n) noexcept nogil:
-    """The first ``<`` at or after ``i``, or ``n`` (by memchr for bytes and 2-byte units, whose
-    ``<`` is a 0x3C byte at an even offset with a 0 beside it; by wmemchr for 4-byte units)."""
+cdef inline size_t find_unit(const Unit *p, size_t i, size_t n, unsigned char c) noexcept nogil:
+    """The first ASCII character ``c`` at or after ``i``, or ``n`` (by memchr for bytes and 2-byte
+    units, whose ``c`` is a ``c`` byte at an even offset with a 0 beside it; by wmemchr for
+    4-byte units)."""
     cdef const unsigned char *found
     cdef const unsigned char *raw
     cdef const unsigned char *stop
     if i >= n:
         return n
     if Unit is uint8_t:
-        found = <const unsigned char *> memchr(p + i, b'<', n - i)
+        found = <const unsigned char *> memchr(p + i, c, n - i)
         return <size_t> (found - p) if found != NULL else n
     elif Unit is uint16_t:
         raw = <const unsigned char *> (p + i)
         stop = <const unsigned char *> (p + n)
         while raw < stop:
-            found = <const unsigned char *> memchr(raw, 0x3C, stop - raw)
+            found = <const unsigned char *> memchr(raw, c, stop - raw)
             if found == NULL:
                 return n
-            if ((found - <const unsigned char *> p) & 1) == 0 and p[(found - <const unsigned char *> p) >> 1] == 60:
+            if ((found - <const unsigned char *> p) & 1) == 0 and p[(found - <const unsigned char *> p) >> 1] == c:
                 return <size_t> ((found - <const unsigned char *> p) >> 1)
             raw = found + 1
         return n
     elif sizeof(wchar_t) == 4:
-        found = <const unsigned char *> wmemchr(<const wchar_t *> (p + i), 60, n - i)
+        found = <const unsigned char *> wmemchr(<const wchar_t *> (p + i), c, n - i)
         return <size_t> ((<const uint32_t *> found) - p) if found != NULL else n
     else:
-        while i < n and p[i] != 60:
+        while i < n and p[i] != c:
             i += 1
         return i
+
+
+cdef inline size_t find_lt(const Unit *p, size_t i, size_t n) noexcept nogil:
+    """The first ``<`` at or after ``i``, or ``n``."""
+    return find_unit(p, i, n, 60)
 
 
 cdef inline bint u_space(uint32_t c) noexcept nogil:
@@ -1455,12 +1472,14 @@ cdef size_t u_find(const Unit *p, size_t i, size_t n, const char *needle, size_t
         return find_bytes(p, i, n, needle, m)
     else:
         while i + m <= n:
-            if p[i] == <unsigned char> needle[0]:
-                k = 1
-                while k < m and p[i + k] == <unsigned char> needle[k]:
-                    k += 1
-                if k == m:
-                    return i
+            i = find_unit(p, i, n - m + 1, <unsigned char> needle[0])
+            if i + m > n:
+                return n
+            k = 1
+            while k < m and p[i + k] == <unsigned char> needle[k]:
+                k += 1
+            if k == m:
+                return i
             i += 1
         return n
 
@@ -1488,9 +1507,7 @@ cdef size_t u_tag_end(const Unit *p, size_t i, size_t n, bint *self_closing) noe
     a quoted value runs to its quote, an unquoted one to a space or ``>``); ``self_closing``: the
     tag ends in ``/>`` outside a value."""
     cdef bint slash = False
-    cdef uint32_t q
     cdef size_t k
-    cdef const unsigned char *found
     self_closing[0] = False
     while True:
         slash = False
@@ -1514,14 +1531,7 @@ cdef size_t u_tag_end(const Unit *p, size_t i, size_t n, bint *self_closing) noe
         while k < n and u_class(p[k]) == C_SPACE:
             k += 1
         if k < n and (p[k] == 34 or p[k] == 39):
-            q = p[k]
-            k += 1
-            if Unit is uint8_t:
-                found = <const unsigned char *> memchr(p + k, q, n - k) if k < n else NULL
-                k = <size_t> (found - p) if found != NULL else n
-            else:
-                while k < n and p[k] != q:
-                    k += 1
+            k = find_unit(p, k + 1, n, <unsigned char> p[k])
             if k >= n:
                 return 0
             i = k + 1
@@ -1556,7 +1566,10 @@ cdef size_t u_markup_decl_end(const Unit *p, size_t i, size_t n, bint cdata) noe
     if i + 3 < n and p[i + 2] == 45 and p[i + 3] == 45:
         k = i + 2  # one pass for whichever end comes first
         while k + 2 < n:
-            if p[k] == 45 and p[k + 1] == 45:
+            k = find_unit(p, k, n, 45)  # the next "-"
+            if k + 2 >= n:
+                break
+            if p[k + 1] == 45:
                 if p[k + 2] == 62:
                     return k + 3
                 if k >= i + 4 and k + 3 < n and p[k + 2] == 33 and p[k + 3] == 62:
@@ -2000,6 +2013,136 @@ def cut_no_text_str(str markup):
 
 from libc.math cimport log, log1p
 from cpython.unicode cimport Py_UNICODE_ISUPPER
+
+
+cdef inline uint64_t text_hash(const unsigned char *p, size_t n) noexcept nogil:
+    """A fast 64-bit hash of ``p[:n]``, eight bytes a step (equal bytes, equal hashes; the
+    first-occurrence table below compares the strings themselves on a match)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, chunk
+    cdef size_t i = 0
+    while i + 8 <= n:
+        memcpy(&chunk, p + i, 8)
+        h = (h ^ chunk) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    chunk = 0
+    if i < n:
+        memcpy(&chunk, p + i, n - i)
+        h = (h ^ chunk) * 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 29
+    return h | 1  # never 0: an empty slot
+
+
+def first_occurrences(list texts, int64_t[::1] out):
+    """Into ``out``, per text, the index of the first text equal to it (itself when it is the
+    first): what ``{t: first index}`` gives, with a hash over the strings' own code units instead
+    of Python's (whose SipHash costs more than the rest of this)."""
+    cdef Py_ssize_t n = len(texts), i
+    cdef size_t size = 16, j, length
+    cdef uint64_t h
+    cdef uint64_t *hashes
+    cdef int64_t *slots
+    cdef int kind
+    cdef str text, other
+    while size < 2 * <size_t> n:
+        size *= 2
+    hashes = <uint64_t *> calloc(size, sizeof(uint64_t))
+    slots = <int64_t *> malloc(size * sizeof(int64_t))
+    if hashes == NULL or slots == NULL:
+        free(hashes)
+        free(slots)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            text = <str> texts[i]
+            kind = PyUnicode_KIND(text)
+            length = PyUnicode_GET_LENGTH(text)
+            h = text_hash(<const unsigned char *> PyUnicode_DATA(text), length * kind) ^ (<uint64_t> kind << 62)
+            h |= 1
+            j = h & (size - 1)
+            while True:
+                if hashes[j] == 0:
+                    hashes[j] = h
+                    slots[j] = i
+                    out[i] = i
+                    break
+                if hashes[j] == h:
+                    other = <str> texts[slots[j]]
+                    # (A str's code units are canonical: equal strings have equal kinds.)
+                    if PyUnicode_KIND(other) == kind and <size_t> PyUnicode_GET_LENGTH(other) == length and memcmp(
+                        PyUnicode_DATA(other), PyUnicode_DATA(text), length * kind
+                    ) == 0:
+                        out[i] = slots[j]
+                        break
+                j = (j + 1) & (size - 1)
+    finally:
+        free(hashes)
+        free(slots)
+
+
+def kept_once(const int64_t[::1] index, const int64_t[::1] firsts, const int64_t[::1] words):
+    """The blocks of ``index`` (ascending) less those whose text (``firsts``: the index of each
+    block's first equal text) came before among them, unless under three words: a list."""
+    cdef Py_ssize_t n = firsts.shape[0], k, i
+    cdef unsigned char *seen = <unsigned char *> calloc(n if n else 1, 1)
+    cdef list out = []
+    if seen == NULL:
+        raise MemoryError()
+    try:
+        for k in range(index.shape[0]):
+            i = index[k]
+            if words[i] >= 3:
+                if seen[firsts[i]]:
+                    continue
+                seen[firsts[i]] = 1
+            out.append(i)
+        return out
+    finally:
+        free(seen)
+
+
+def element_columns(
+    const int64_t[::1] tag_code, const int64_t[::1] parent, const double[::1] el_words,
+    const int64_t[::1] end, const unsigned char[::1] unit_code, long total_words, int n_codes,
+    double[::1] sib, double[::1] in_unit,
+):
+    """Per element, into ``sib`` and ``in_unit``: how many elements share its parent and tag (1 for
+    the root), and 1.0 when it lies inside a repeated unit (see features.stage1_matrix: an element
+    with three or more same-tag siblings, 15 words up to a fifth of the page, a unit tag), else
+    0.0. ``parent[0]`` is the root's, ignored. Same arithmetic as the numpy code in features.py.
+    """
+    cdef Py_ssize_t n_el = tag_code.shape[0], i
+    cdef int64_t key, max_key = 0, depth = 0
+    cdef int64_t *counts
+    cdef int64_t *cover
+    cdef double total = total_words if total_words > 1 else 1.0
+    if n_el == 0:
+        return
+    for i in range(1, n_el):
+        key = parent[i] * n_codes + tag_code[i]
+        if key > max_key:
+            max_key = key
+    counts = <int64_t *> calloc(max_key + 1, sizeof(int64_t))
+    cover = <int64_t *> calloc(n_el + 1, sizeof(int64_t))
+    if counts == NULL or cover == NULL:
+        free(counts)
+        free(cover)
+        raise MemoryError()
+    try:
+        for i in range(1, n_el):
+            counts[parent[i] * n_codes + tag_code[i]] += 1
+        sib[0] = 1.0
+        for i in range(1, n_el):
+            sib[i] = <double> counts[parent[i] * n_codes + tag_code[i]]
+            if sib[i] >= 3 and el_words[i] >= 15 and el_words[i] <= 0.2 * total and unit_code[tag_code[i]]:
+                cover[i] += 1
+                cover[end[i]] -= 1
+        for i in range(n_el):
+            depth += cover[i]
+            in_unit[i] = 1.0 if depth > 0 else 0.0
+    finally:
+        free(counts)
+        free(cover)
 
 
 def stage1_fill(

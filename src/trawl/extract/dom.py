@@ -10,48 +10,99 @@ Markdown-ish text (``#`` headings, ``-`` list items, fenced ``<pre>`` blocks).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from trawl.extract import _forest, _weights
-from trawl.extract.blocks import Block, PageBlocks, compiled_walk
+from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
+    first_occurrences,
     inside_container,
     stage1_matrix,
     stage2_matrix,
 )
 from trawl.extract.forest import Forest
 
-__all__ = ["Classified", "classify_blocks", "render", "select"]
+__all__ = ["Classified", "blocks_at", "classify_blocks", "render", "render_index", "select", "select_index"]
 
 _STAGE1 = Forest.from_module(_forest, STAGE1_NAMES)
 _W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
 _W2_STAGE2, _W2_STAGE1 = _W2[: len(STAGE2_NAMES)], _W2[len(STAGE2_NAMES) :]
 _LINE_TAGS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
+#: Per tag index (:data:`~trawl.extract.blocks.BLOCK_TAGS`, the body's -1 last): a line-like tag.
+_LINE_INDEX = np.array([t in _LINE_TAGS for t in (*BLOCK_TAGS, "body")], dtype=bool)
 
 
 def _sigmoid(z: Any) -> Any:
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+    """``1 / (1 + exp(-clip(z, -30, 30)))``, the same operations in place (np.clip's Python
+    wrappers cost more than the arithmetic on a page's few hundred blocks)."""
+    z = np.asarray(z, dtype=np.float64)
+    if not z.ndim:
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
+    out = np.minimum(np.maximum(z, -30.0), 30.0)
+    np.negative(out, out=out)
+    np.exp(out, out=out)
+    out += 1.0
+    return np.divide(1.0, out, out=out)
 
 
-@dataclass(slots=True)
 class Classified:
-    """Per-block content probabilities, the kept blocks and the content container."""
+    """Per-block content probabilities, the kept blocks and the content container.
 
-    probs: list[float]
-    kept: list[Block]
-    container: int
-    score: float  # mean probability of the kept blocks, weighted by words
-    words: int = 0  # words in the kept blocks
+    ``index`` holds the kept blocks' indices; :attr:`kept` makes them :class:`Block` objects on
+    first use (the extractor renders from the indices and never needs them).
+    """
+
+    __slots__ = ("_kept", "_page", "container", "index", "probs", "score", "words")
+
+    def __init__(  # noqa: PLR0917 - the dataclass it was took these positionally
+        self,
+        probs: list[float],
+        index: list[int],
+        container: int,
+        score: float,
+        words: int = 0,
+        page: PageBlocks | None = None,
+    ) -> None:
+        self.probs = probs
+        self.index = index
+        self.container = container
+        self.score = score  # mean probability of the kept blocks, weighted by words
+        self.words = words  # words in the kept blocks
+        self._page = page
+        self._kept: list[Block] | None = None
+
+    @property
+    def kept(self) -> list[Block]:
+        """The kept blocks, in page order."""
+        if self._kept is None:
+            self._kept = [] if self._page is None else blocks_at(self._page, self.index)
+        return self._kept
+
+
+def blocks_at(page: PageBlocks, index: list[int]) -> list[Block]:
+    """The blocks of ``page`` at ``index`` as :class:`Block` objects."""
+    at = np.asarray(index, dtype=np.int64)
+    texts = page.texts
+    return [
+        Block(texts[i], w, lw, e, i, start)
+        for i, w, lw, e, start in zip(
+            index,
+            page.words[at].tolist(),
+            page.link_words[at].tolist(),
+            page.element[at].tolist(),
+            page.start[at].tolist(),
+            strict=True,
+        )
+    ]
 
 
 def select(
     page: PageBlocks,
-    probs: list[float],
+    probs: Any,
     container: int,
     threshold: float,
     *,
@@ -69,6 +120,22 @@ def select(
     several regions) they stay. A text repeated on the page (a menu in a
     mobile and a desktop version, a "Share" line above and below) is kept once.
     """
+    index = select_index(
+        page, probs, container, threshold, threshold_main=threshold_main, threshold_outside=threshold_outside
+    )
+    return blocks_at(page, index)
+
+
+def select_index(
+    page: PageBlocks,
+    probs: Any,
+    container: int,
+    threshold: float,
+    *,
+    threshold_main: float | None = None,
+    threshold_outside: float | None = None,
+) -> list[int]:
+    """The indices of the blocks :func:`select` keeps (``probs``: a list or array)."""
     p = np.asarray(probs, dtype=np.float64)
     keep = p >= threshold
     words = page.words
@@ -78,25 +145,21 @@ def select(
             main = threshold if threshold_main is None else max(threshold, threshold_main)
             out_thr = 2.0 if threshold_outside is None else threshold_outside
             keep &= np.where(inside, p >= main, p >= out_thr)
-    texts = page.texts
-    seen: set[str] = set()
-    out = []
-    idx = np.flatnonzero(keep)
-    for i, w, lw, e, start in zip(
-        idx.tolist(),
-        words[idx].tolist(),
-        page.link_words[idx].tolist(),
-        page.element[idx].tolist(),
-        page.start[idx].tolist(),
-        strict=True,
-    ):
-        text = texts[i]
-        if w >= 3:
-            if text in seen:
-                continue
-            seen.add(text)
-        out.append(Block(text, w, lw, e, i, start))
-    return out
+    at = np.flatnonzero(keep)
+    firsts = first_occurrences(page)
+    walk = compiled_walk()
+    if walk is not None:
+        index: list[int] = walk.kept_once(at, firsts, words)
+        return index
+    # Each text's first kept block: a block whose text's first kept block is another is dropped.
+    # (A text always has the same word count, so "under 3 words may repeat" is per text.)
+    index = at.tolist()
+    same = firsts[at].tolist()
+    first = dict(zip(reversed(same), reversed(index), strict=True))
+    if len(first) == len(index):  # no text kept twice
+        return index
+    short = (words[at] < 3).tolist()
+    return [i for i, c, s in zip(index, same, short, strict=True) if s or first[c] == i]
 
 
 def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classified:
@@ -105,37 +168,58 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
     thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
     if not page.texts:
-        return Classified([], [], 0, 0.0, 0)
+        return Classified([], [], 0, 0.0, 0, page)
     x1 = stage1_matrix(page)
     p1 = _sigmoid(_STAGE1.raw(x1, compiled_walk()))
     x2, best = stage2_matrix(page, p1)
     # einsum, not ``@``: a few hundred rows are not worth waking BLAS's threads, whose spinning
     # afterwards costs more CPU than the product.
     p2 = _sigmoid(np.einsum("ij,j->i", x2, _W2_STAGE2) + np.einsum("ij,j->i", x1, _W2_STAGE1))
-    probs = p2.tolist()
-    kept = select(page, probs, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
-    at = [b.index for b in kept]
-    w = page.words[at]
+    index = select_index(page, p2, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
+    w = page.words[index]
     words = int(w.sum())
-    score = float(np.dot(p2[at], w)) / words if words else 0.0
-    return Classified(probs, kept, best, score, words)
+    score = float(np.dot(p2[index], w)) / words if words else 0.0
+    return Classified(p2.tolist(), index, best, score, words, page)
 
 
 def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:
     """Plain text (``fmt="text"``) or Markdown-ish text (``fmt="markdown"``) of ``blocks``."""
+    return _render([b.text for b in blocks], page.tags_of([b.element for b in blocks]), fmt)
+
+
+def render_index(page: PageBlocks, index: list[int], fmt: str = "text") -> str:
+    """:func:`render` of the blocks at ``index``."""
+    texts = page.texts
+    kept = [texts[i] for i in index]
+    if fmt != "markdown" and len(kept) > 1:
+        # Plain text: a line break between two line-like blocks (list items, cells), else a
+        # blank line; the separators from the tag codes, one join.
+        line = _LINE_INDEX[page.tag_index[page.element[index]]]
+        if not line.any():
+            return "\n\n".join(kept)
+        parts: list[str] = [""] * (2 * len(kept) - 1)
+        parts[::2] = kept
+        parts[1::2] = np.where(line[1:] & line[:-1], "\n", "\n\n").tolist()
+        return "".join(parts)
+    return _render(kept, page.tags_of(page.element[index]) if index else [], fmt)
+
+
+def _render(texts: list[str], tags: list[str], fmt: str) -> str:
+    if fmt != "markdown" and _LINE_TAGS.isdisjoint(tags):
+        return "\n\n".join(texts)  # paragraphs only: one join
     out: list[str] = []
     prev_tag = ""
-    for b, tag in zip(blocks, page.tags_of([b.element for b in blocks]), strict=True):
-        text = b.text
+    for raw, tag in zip(texts, tags, strict=True):
+        text = raw
         if fmt == "markdown":
             if len(tag) == 2 and tag[0] == "h" and tag[1].isdigit():
-                text = "#" * int(tag[1]) + " " + text
+                text = "#" * int(tag[1]) + " " + raw
             elif tag in ("li", "dd"):
-                text = "- " + text
+                text = "- " + raw
             elif tag == "pre":
-                text = "```\n" + text + "\n```"
+                text = "```\n" + raw + "\n```"
             elif tag == "blockquote":
-                text = "> " + text
+                text = "> " + raw
         if out:
             out.append("\n" if tag in _LINE_TAGS and prev_tag in _LINE_TAGS else "\n\n")
         out.append(text)

@@ -42,7 +42,7 @@ from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.extract.blocks import PageBlocks, parse_blocks, parse_page
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
-from trawl.extract.dom import classify_blocks, render
+from trawl.extract.dom import classify_blocks, render_index
 from trawl.extract.metadata import date_in_text, read_metadata
 from trawl.pipeline.base import Step
 
@@ -178,7 +178,7 @@ def extract(
     result.probs = classified.probs
     kept_words = classified.words
     result.method, result.score = "dom", classified.score
-    chosen = classified.kept
+    chosen = classified.index
     if keep_curve:
         result.curve = body_text_extraction(tokenize(original))
     if method == "auto" and kept_words < 10 and page.total_words >= 20:
@@ -192,12 +192,12 @@ def extract(
                 result.span = _span_of_text(page_text, text)
                 return result
     if not chosen and method == "auto":
-        chosen = page.blocks
+        chosen = list(range(len(page.texts)))
         result.method, result.score = "page", 0.0
-    result.text = render(page, chosen, fmt)
+    result.text = render_index(page, chosen, fmt)
     if chosen:
         last = chosen[-1]
-        result.span = (int(starts[chosen[0].index]), int(starts[last.index]) + len(last.text))
+        result.span = (int(starts[chosen[0]]), int(starts[last]) + len(page.texts[last]))
     return result
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "STAGE2_NAMES",
     "boiler_hits",
     "container_of",
+    "first_occurrences",
     "inside_container",
     "stage1_matrix",
     "stage2_matrix",
@@ -248,29 +249,29 @@ def stage1_matrix(page: PageBlocks) -> Any:
     cols = _columns(page)
     tag_code = page.tag_index + 1
     parent = cols.parent
-    # Same-tag siblings: elements sharing (parent, tag).
-    # (One bincount over parent * n_codes + tag code, the body left out: it has no siblings.)
-    n_codes = len(_CODE_TAGS)
-    key = parent * n_codes + tag_code
-    sib_counts = np.bincount(key[1:], minlength=int(key.max()) + 1)
-    sib = sib_counts[key].astype(np.float64)
-    sib[0] = 1.0
-    group = _GROUP_OF_CODE[tag_code]
     el_words = cols.el_words
+    walk = _compiled_boiler()
+    if walk is not None:
+        n_el = len(parent)
+        sib = np.empty(n_el)
+        unit_el = np.empty(n_el)
+        units = _UNIT_OF_CODE.view(np.uint8)
+        n_codes = len(_CODE_TAGS)
+        walk.element_columns(tag_code, parent, el_words, page.end, units, total, n_codes, sib, unit_el)
+    else:
+        sib, unit_el = _element_columns(page, tag_code, parent, el_words, total)
+    group = _GROUP_OF_CODE[tag_code]
     parent_words = el_words[parent]
     el_ld = cols.el_links / np.maximum(el_words, 1.0)
-    el, w = cols.el, cols.w
+    el = cols.el
     # Repeated texts: each block's first occurrence.
-    # (A dict built from the end keeps each text's first index; both passes run at C speed.)
-    first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
-    firsts = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=n)
+    firsts = first_occurrences(page)
     # Short blocks whose text names boilerplate ("Related posts", "Share", "Leave a reply").
     boiler = np.zeros(n, dtype=np.uint8)
-    hits = boiler_hits(texts, np.flatnonzero(w <= 12).tolist())
+    hits = boiler_hits(texts, np.flatnonzero(page.words <= 12).tolist())
     if hits:
         boiler[hits] = 1
     x = np.empty((n, len(STAGE1_NAMES)))
-    walk = _compiled_boiler()
     if walk is not None:
         walk.stage1_fill(
             texts, x, page.words, page.link_words, page.element, page.start, firsts, boiler, group, sib,
@@ -280,7 +281,39 @@ def stage1_matrix(page: PageBlocks) -> Any:
     else:
         _stage1_numpy(page, x, firsts=firsts, boiler=boiler, group=group, sib=sib, parent_words=parent_words,
                       el_ld=el_ld)  # fmt: skip
-    k = len(STAGE1_NAMES) - 1
+    cols.in_unit = unit_el[el]
+    x[:, len(STAGE1_NAMES) - 1] = cols.in_unit
+    return x
+
+
+def first_occurrences(page: PageBlocks) -> Any:
+    """Per block, the index of the first block with the same text (an int64 array, cached)."""
+    firsts = page.cache.get("firsts")
+    if firsts is None:
+        texts = page.texts
+        n = len(texts)
+        walk = _compiled_boiler()
+        if walk is not None:
+            firsts = np.empty(n, dtype=np.int64)
+            walk.first_occurrences(texts, firsts)
+        else:
+            # (A dict built from the end keeps each text's first index; both passes at C speed.)
+            first = dict(zip(reversed(texts), range(n - 1, -1, -1), strict=True))
+            firsts = np.fromiter(map(first.__getitem__, texts), dtype=np.int64, count=n)
+        page.cache["firsts"] = firsts
+    return firsts
+
+
+def _element_columns(
+    page: PageBlocks, tag_code: Any, parent: Any, el_words: Any, total: int
+) -> tuple[Any, Any]:
+    """Per element: same-tag siblings, and whether it lies in a repeated unit (numpy; the compiled
+    ``_walk.element_columns`` is the same)."""
+    # Same-tag siblings: elements sharing (parent, tag).
+    # (One bincount over parent * n_codes + tag code, the body left out: it has no siblings.)
+    key = parent * len(_CODE_TAGS) + tag_code
+    sib = np.bincount(key[1:], minlength=int(key.max()) + 1)[key].astype(np.float64)
+    sib[0] = 1.0
     # Repeated units: blocks inside one of three or more same-tag sibling containers that each
     # hold a few sentences — the posts of a thread, the comments under an article, the teasers
     # of a related list. Which of these they are depends on what precedes them (stage 2).
@@ -290,9 +323,7 @@ def stage1_matrix(page: PageBlocks) -> Any:
     n_el = len(unit)
     at = np.flatnonzero(unit)
     cover = np.cumsum(np.bincount(at, minlength=n_el + 1) - np.bincount(page.end[at], minlength=n_el + 1))
-    cols.in_unit = (cover[:n_el] > 0).astype(np.float64)[el]
-    x[:, k] = cols.in_unit
-    return x
+    return sib, (cover[:n_el] > 0).astype(np.float64)
 
 
 def _stage1_numpy(
