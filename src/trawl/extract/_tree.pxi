@@ -2148,6 +2148,14 @@ def build_tree(bytes markup, size_t max_depth, size_t max_attrs):
     tree.stack = <int *> malloc(LITE_MAX_DEPTH * sizeof(int))
     if tree.stack == NULL:
         raise MemoryError()
+    # Room for the nodes and text a page of this size usually has (a node per ~50 bytes of the
+    # cut page, text a quarter of it), so that the arrays seldom grow by copying.
+    tree.cap_nodes = max(1024, len(markup) // 40)
+    tree.nodes = <LNode *> malloc(tree.cap_nodes * sizeof(LNode))
+    if tree.nodes == NULL:
+        tree.cap_nodes = 0
+        raise MemoryError()
+    buf_reserve(&tree.text, len(markup) // 4 + 64)
     tree.reason = ""
     tree.html_i = tree.head_i = tree.body_i = tree.form_i = -1
     tree.max_depth, tree.max_attrs = max_depth, max_attrs
