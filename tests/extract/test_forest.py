@@ -116,3 +116,63 @@ def test_exported_tables_give_what_lightgbm_gives() -> None:
     walk = blocks.compiled_walk()
     if walk is not None:
         assert np.array_equal(forest.raw(x, walk), want)
+
+
+def _random_forest(
+    rng: np.random.Generator, n_trees: int, max_leaves: int, n_features: int, *, exact: bool = False
+) -> Forest:
+    """Random binary trees in preorder (node tables as LightGBM's export gives them), of 1 to
+    ``max_leaves`` leaves (``exact``: all of them)."""
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    leaf: list[float] = []
+    roots: list[int] = []
+
+    def grow(leaves: int) -> int:
+        if leaves == 1:
+            leaf.append(float(rng.normal()))
+            return ~(len(leaf) - 1)
+        k = len(feature)
+        feature.append(int(rng.integers(n_features)))
+        threshold.append(float(rng.choice([0.0, 0.5, 1.0, rng.normal()])))  # ties between splits
+        left.append(0)
+        right.append(0)
+        split = int(rng.integers(1, leaves))
+        left[k] = grow(split)
+        right[k] = grow(leaves - split)
+        return k
+
+    for _ in range(n_trees):
+        roots.append(grow(max_leaves if exact else int(rng.integers(1, max_leaves + 1))))
+    names = tuple(f"f{i}" for i in range(n_features))
+    tables = {"FEATURE": feature, "THRESHOLD": threshold, "LEFT": left, "RIGHT": right, "LEAF": leaf}
+    return Forest.from_module(
+        _module(NAMES=names, ROOTS=tuple(roots), **{k: tuple(v) for k, v in tables.items()}), names
+    )
+
+
+def test_leaf_masks_give_the_tree_walks_sums() -> None:
+    """The leaf-mask evaluation (forest_masks) equals the tree walk and numpy to the last bit:
+    random trees of 1 to 64 leaves (a tree that is one leaf included), values on thresholds,
+    NaN and infinities (NaN goes right, as in the walk); over 64 leaves, no masks and the walk."""
+    walk = blocks.compiled_walk()
+    if walk is None:
+        pytest.skip("the compiled walk is not built here")
+    rng = np.random.default_rng(11)
+    for max_leaves in (1, 2, 7, 64):
+        forest = _random_forest(rng, 30, max_leaves, 5)
+        assert forest.masks is not None
+        x = rng.choice([0.0, 0.5, 1.0, np.nan, np.inf, -np.inf, *rng.normal(size=20)], size=(400, 5))
+        want = forest_raw_numpy(forest, x)
+        walked = np.empty(len(x))
+        walk.forest_raw(
+            x, forest.feature, forest.threshold, forest.left, forest.right, forest.leaf, forest.roots, walked
+        )
+        assert np.array_equal(forest.raw(x, walk), want) and np.array_equal(walked, want)
+    big = _random_forest(rng, 2, 65, 3, exact=True)
+    assert big.masks is None
+    x = rng.normal(size=(50, 3))
+    assert np.array_equal(big.raw(x, walk), forest_raw_numpy(big, x))
+    assert np.array_equal(forest.raw(np.zeros((0, 5)), walk), np.zeros(0))
