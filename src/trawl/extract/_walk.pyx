@@ -161,6 +161,11 @@ cdef int attr_flags(lxb_dom_node_t *node, const unsigned char **style, size_t *s
     return flags
 
 
+cdef unsigned char _ascii_space[128]  # the ASCII whitespace str.split sees: \t-\r, \x1c-\x1f, space
+for _sp in range(128):
+    _ascii_space[_sp] = _sp == 32 or 9 <= _sp <= 13 or 28 <= _sp <= 31
+
+
 cdef inline int ws_len(const unsigned char *p, size_t i, size_t n) noexcept nogil:
     """Byte length of the whitespace character (as ``str.split`` sees it) at ``p[i]``, else 0."""
     cdef unsigned char c = p[i], c1, c2
@@ -613,27 +618,44 @@ cdef class _Walk:
 
     cdef int flush(self, long element) except -1:
         """The text gathered since the last block boundary becomes a block of ``element``."""
-        cdef size_t i = 0, n = self.seg.length, words = 0, links, start
+        cdef size_t i = 0, n = self.seg.length, words = 0, links, k = 0
         cdef int w
+        cdef unsigned char c
+        cdef bint in_word = False
         cdef const unsigned char *p = self.seg.data
-        cdef unsigned char space = 32
+        cdef unsigned char *o
         self.in_link = False
         if n == 0:
             self.link.length = 0
             return 0
+        # Whitespace runs collapsed to one space, none at the ends: one pass, byte by byte (an
+        # ASCII byte by a table; ws_len for the others, whose spaces take two or three bytes).
         self.out.length = 0
+        buf_reserve(&self.out, n)
+        o = self.out.data
         while i < n:
-            w = ws_len(p, i, n)
-            if w:
-                i += w
-                continue
-            if words:
-                buf_add(&self.out, &space, 1)
-            words += 1
-            start = i
-            while i < n and not ws_len(p, i, n):
-                i += 1
-            buf_add(&self.out, p + start, i - start)
+            c = p[i]
+            if c < 0x80:
+                if _ascii_space[c]:
+                    in_word = False
+                    i += 1
+                    continue
+            else:
+                w = ws_len(p, i, n)
+                if w:
+                    in_word = False
+                    i += w
+                    continue
+            if not in_word:
+                if words:
+                    o[k] = 32
+                    k += 1
+                words += 1
+                in_word = True
+            o[k] = c
+            k += 1
+            i += 1
+        self.out.length = k
         self.seg.length = 0
         if words:
             links = count_words(self.link.data, self.link.length) if self.link.length else 0
