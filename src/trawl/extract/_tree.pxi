@@ -429,6 +429,7 @@ cdef class LiteTree:
     cdef Buf text, strs, scratch
     cdef int *stack
     cdef size_t depth
+    cdef int open_by_tag[MAX_TREE_TAGS]  # how many open elements have each tag code
     cdef int *afe  # the list of active formatting elements; -1 a marker
     cdef size_t n_afe, cap_afe
     cdef int mode, quirks, html_i, head_i, body_i, form_i, templates, raw, guard
@@ -571,6 +572,7 @@ cdef class LiteTree:
         self.stack[self.depth] = el
         self.depth += 1
         self.nodes[el].open = True
+        self.open_by_tag[self.nodes[el].tag] += 1
         if self.nodes[el].tag == T_TEMPLATE:
             self.templates += 1
         return 0
@@ -581,6 +583,7 @@ cdef class LiteTree:
         self.depth -= 1
         cdef LNode *nd = &self.nodes[self.stack[self.depth]]
         nd.open = False
+        self.open_by_tag[nd.tag] -= 1
         if nd.tag == T_TEMPLATE:
             self.templates -= 1
 
@@ -598,6 +601,7 @@ cdef class LiteTree:
         memmove(&self.stack[k], &self.stack[k + 1], (self.depth - k - 1) * sizeof(int))
         self.depth -= 1
         self.nodes[el].open = False
+        self.open_by_tag[self.nodes[el].tag] -= 1
         if self.nodes[el].tag == T_TEMPLATE:
             self.templates -= 1
 
@@ -656,6 +660,17 @@ cdef class LiteTree:
         heading when ``tag`` is -1."""
         cdef size_t k = self.depth
         cdef int t
+        # Most calls ask for an element none of whose kind is open ("a <p> in button scope" at
+        # every block start): the counts answer without the walk down the stack.
+        if tag >= 0:
+            if self.open_by_tag[tag] == 0:
+                return False
+        elif tag == -1:
+            for t in range(T_H1, T_H6 + 1):
+                if self.open_by_tag[t]:
+                    break
+            else:
+                return False
         while k > 0:
             k -= 1
             t = self.nodes[self.stack[k]].tag
@@ -928,6 +943,7 @@ cdef class LiteTree:
                     self.stack[k + 1] = clone
                     self.depth += 1
                     self.nodes[clone].open = True
+                    self.open_by_tag[self.nodes[clone].tag] += 1
                     break
         return DONE
 
