@@ -257,6 +257,7 @@ def test_the_builder_stays_linear_on_hostile_markup() -> None:
         "a<1" * 300_000, "<title>" * 300_000, "<!--" * 300_000, "<a x=1 " * 300_000, '</a x="' * 300_000,
         "<table><tr><td>" * 100_000, "<select>" * 100_000, "<textarea>" * 100_000,
         "<a href=1><p>x" * 100_000, "<b><div>x</b>" * 100_000, "<b>" * 300 + "<div>" * 90 + "</b>" * 100_000,
+        "x\r" * 300_000 + "&amp;", "<a href='" + "\r" * 300_000 + "&amp;'>x",  # CRs before one "&"
     ]  # fmt: skip
     for markup in shapes:
         tree = _lite(markup)

@@ -393,11 +393,24 @@ cdef size_t char_ref(const unsigned char *p, size_t i, size_t n, bint attr, Buf 
 
 cdef int add_text(Buf *out, const unsigned char *p, size_t a, size_t b, bint refs, bint attr) except -1:
     """``p[a:b]`` onto ``out``: CR LF and CR as LF; with ``refs``, character references decoded."""
-    cdef size_t i = a, j
+    cdef size_t i = a, j, amp = b, cr = b
+    cdef const unsigned char *found
+    # The next "&" and CR by memchr, each searched again only once passed (a text of many CRs
+    # before its first "&" is not searched to that "&" once per line).
+    if refs and a < b:
+        found = <const unsigned char *> memchr(p + a, 38, b - a)
+        amp = <size_t> (found - p) if found != NULL else b
+    if a < b:
+        found = <const unsigned char *> memchr(p + a, 13, b - a)
+        cr = <size_t> (found - p) if found != NULL else b
     while i < b:
-        j = i
-        while j < b and p[j] != 13 and not (refs and p[j] == 38):
-            j += 1
+        if amp < i:
+            found = <const unsigned char *> memchr(p + i, 38, b - i)
+            amp = <size_t> (found - p) if found != NULL else b
+        if cr < i:
+            found = <const unsigned char *> memchr(p + i, 13, b - i)
+            cr = <size_t> (found - p) if found != NULL else b
+        j = amp if amp < cr else cr
         buf_add(out, p + i, j - i)
         if j >= b:
             return 0
