@@ -34,8 +34,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-import numpy as np
-
 from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import DECODED_KEY, decode_document
 from trawl.document import Document
@@ -98,11 +96,9 @@ class Extraction:
         }
 
 
-def _page_text(page: PageBlocks) -> tuple[str, Any]:
-    """The page's blocks one per line, and where each starts in it (an int64 array)."""
-    texts = page.texts
-    step = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
-    return "\n".join(texts), np.cumsum(step) - step
+def _block_start(page: PageBlocks, i: int) -> int:
+    """Where block ``i`` starts in the page text (the blocks one per line)."""
+    return sum(map(len, page.texts[:i])) + i
 
 
 def _span_of_text(page_text: str, text: str) -> tuple[int, int] | None:
@@ -156,7 +152,7 @@ def extract(
     if len(page.texts) > max_blocks:
         page.truncate(max_blocks)
         result.cutoff = result.cutoff or "blocks"
-    page_text, starts = _page_text(page)
+    page_text = "\n".join(page.texts)  # the blocks one per line
     result.page_text = page_text
     if metadata and result.sources.get("date", "meta:modified") == "meta:modified":
         # The written-date fallback ranks above the modified time (see read_metadata).
@@ -197,7 +193,7 @@ def extract(
     result.text = render_index(page, chosen, fmt)
     if chosen:
         last = chosen[-1]
-        result.span = (int(starts[chosen[0]]), int(starts[last]) + len(page.texts[last]))
+        result.span = (_block_start(page, chosen[0]), _block_start(page, last) + len(page.texts[last]))
     return result
 
 
