@@ -101,29 +101,11 @@ def blocks_at(page: PageBlocks, index: list[int]) -> list[Block]:
 
 
 def select(
-    page: PageBlocks,
-    probs: Any,
-    container: int,
-    threshold: float,
-    *,
-    threshold_main: float | None = None,
-    threshold_outside: float | None = None,
+    page: PageBlocks, probs: Any, container: int, threshold: float, **thresholds: float | None
 ) -> list[Block]:
-    """The blocks to keep: at or above ``threshold``, inside the container, each text once.
-
-    Blocks outside the content container are dropped when the container holds at least half of
-    the kept words (a page with one main region); the blocks inside it must then reach
-    ``threshold_main`` (default ``threshold``): on a page with one main region, a doubtful block
-    is more often an aside (an author box, a related list) than content; a block outside it stays
-    when it reaches ``threshold_outside`` (a confident paragraph the container missed: a page
-    whose content is split between two regions). Otherwise (a page whose content is spread over
-    several regions) they stay. A text repeated on the page (a menu in a
-    mobile and a desktop version, a "Share" line above and below) is kept once.
-    """
-    index = select_index(
-        page, probs, container, threshold, threshold_main=threshold_main, threshold_outside=threshold_outside
-    )
-    return blocks_at(page, index)
+    """The blocks :func:`select_index` keeps, as :class:`Block` objects (``thresholds``:
+    ``threshold_main``, ``threshold_outside``)."""
+    return blocks_at(page, select_index(page, probs, container, threshold, **thresholds))
 
 
 def select_index(
@@ -135,7 +117,18 @@ def select_index(
     threshold_main: float | None = None,
     threshold_outside: float | None = None,
 ) -> list[int]:
-    """The indices of the blocks :func:`select` keeps (``probs``: a list or array)."""
+    """The blocks to keep, as indices (``probs``: per block, a list or array): at or above
+    ``threshold``, inside the container, each text once.
+
+    Blocks outside the content container are dropped when the container holds at least half of
+    the kept words (a page with one main region); the blocks inside it must then reach
+    ``threshold_main`` (default ``threshold``): on a page with one main region, a doubtful block
+    is more often an aside (an author box, a related list) than content; a block outside it stays
+    when it reaches ``threshold_outside`` (a confident paragraph the container missed: a page
+    whose content is split between two regions). Otherwise (a page whose content is spread over
+    several regions) they stay. A text repeated on the page (a menu in a mobile and a desktop
+    version, a "Share" line above and below) is kept once.
+    """
     p = np.asarray(probs, dtype=np.float64)
     keep = p >= threshold
     words = page.words
