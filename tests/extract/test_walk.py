@@ -306,6 +306,22 @@ def test_the_str_cut_equals_the_byte_cut_of_the_encoded_str() -> None:
             assert walk.cut_no_text_str(text) == walk.cut_no_text(text.encode("utf-8", "replace")), text[:60]
 
 
+@needs_compiled
+def test_the_str_cut_encodes_ascii_runs_around_other_characters() -> None:
+    """The 16-unit steps over ASCII in 2- and 4-byte strs: a non-ASCII character (or a lone
+    surrogate) at every offset of runs around the step's size, kept by the cut or not."""
+    walk = blocks._compiled()
+    for other in ("\u00e9", "\u20ac", "\U0001f600", "\ud800", "\u0100", "\u3c3c"):
+        for k in range(1, 40):
+            for at in range(k):
+                text = "<p>" + "a" * at + other + "b" * (k - at) + "</p><script>x</script>" + "c" * k
+                assert walk.cut_no_text_str(text) == walk.cut_no_text(text.encode("utf-8", "replace")), (
+                    other,
+                    k,
+                    at,
+                )
+
+
 def _random_walk(rnd: random.Random) -> tuple[list[int], list[int], list[int], list[int]]:
     """A random element tree in document order (``end``) and the blocks a walk of it would give
     (``element``: text before, between and after children, so elements go back to their parent)."""

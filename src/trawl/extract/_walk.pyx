@@ -1941,9 +1941,69 @@ cdef int buf_reserve(Buf *b, size_t n) except -1:
     return 0
 
 
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* The longest run of ASCII code units at the start of src[0:n] (whole steps of 16), copied
+       or narrowed to bytes in dst; how many. With SSE2 (any x86-64); elsewhere none, and the
+       caller's loop does them. */
+    static size_t trawl_narrow_ascii_u16(const uint16_t *src, size_t n, unsigned char *dst) {
+        size_t i = 0;
+    #if defined(__SSE2__)
+        const __m128i high = _mm_set1_epi16((short) 0xFF80), zero = _mm_setzero_si128();
+        while (i + 16 <= n) {
+            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *) (src + i + 8));
+            __m128i t = _mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi16(t, zero)) != 0xFFFF) break;
+            _mm_storeu_si128((__m128i *) (dst + i), _mm_packus_epi16(a, b));
+            i += 16;
+        }
+    #endif
+        return i;
+    }
+    static size_t trawl_copy_ascii_u8(const uint8_t *src, size_t n, unsigned char *dst) {
+        size_t i = 0;
+    #if defined(__SSE2__)
+        while (i + 16 <= n) {
+            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
+            if (_mm_movemask_epi8(a)) break;  /* a byte with its high bit set */
+            _mm_storeu_si128((__m128i *) (dst + i), a);
+            i += 16;
+        }
+    #endif
+        return i;
+    }
+    static size_t trawl_narrow_ascii_u32(const uint32_t *src, size_t n, unsigned char *dst) {
+        size_t i = 0;
+    #if defined(__SSE2__)
+        const __m128i high = _mm_set1_epi32((int) 0xFFFFFF80), zero = _mm_setzero_si128();
+        while (i + 16 <= n) {
+            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *) (src + i + 4));
+            __m128i c = _mm_loadu_si128((const __m128i *) (src + i + 8));
+            __m128i d = _mm_loadu_si128((const __m128i *) (src + i + 12));
+            __m128i t = _mm_or_si128(_mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high)),
+                                     _mm_or_si128(_mm_and_si128(c, high), _mm_and_si128(d, high)));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi32(t, zero)) != 0xFFFF) break;
+            _mm_storeu_si128((__m128i *) (dst + i),
+                             _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+            i += 16;
+        }
+    #endif
+        return i;
+    }
+    """
+    size_t trawl_narrow_ascii_u16(const uint16_t *src, size_t n, unsigned char *dst) nogil
+    size_t trawl_copy_ascii_u8(const uint8_t *src, size_t n, unsigned char *dst) nogil
+    size_t trawl_narrow_ascii_u32(const uint32_t *src, size_t n, unsigned char *dst) nogil
+
+
 cdef int encode_utf8(Buf *out, const Unit *p, size_t a, size_t b) except -1:
     """Appends ``p[a:b]`` as UTF-8, a lone surrogate as ``?`` (``str.encode("utf-8", "replace")``)."""
-    cdef size_t i, k
+    cdef size_t i, k, m
     cdef uint32_t c
     cdef unsigned char *o
     buf_reserve(out, (b - a) * (2 if Unit is uint8_t else (3 if Unit is uint16_t else 4)))
@@ -1956,7 +2016,19 @@ cdef int encode_utf8(Buf *out, const Unit *p, size_t a, size_t b) except -1:
             o[k] = <unsigned char> c
             k += 1
             i += 1
-            # A run of ASCII, four units at a time.
+            # A run of ASCII: 16 units a step where the processor has SSE2, then four at a time.
+            if Unit is uint8_t:
+                m = trawl_copy_ascii_u8(p + i, b - i, o + k)
+                i += m
+                k += m
+            elif Unit is uint16_t:
+                m = trawl_narrow_ascii_u16(p + i, b - i, o + k)
+                i += m
+                k += m
+            elif Unit is uint32_t:
+                m = trawl_narrow_ascii_u32(p + i, b - i, o + k)
+                i += m
+                k += m
             while i + 4 <= b and (p[i] | p[i + 1] | p[i + 2] | p[i + 3]) < 0x80:
                 o[k] = <unsigned char> p[i]
                 o[k + 1] = <unsigned char> p[i + 1]
