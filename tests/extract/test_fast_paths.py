@@ -145,3 +145,30 @@ def test_selection_and_rendering_fast_paths_equal_the_plain_ones(monkeypatch: py
         long_texts = [page.texts[i] for i in idx if page.words[i] >= 3]
         assert len(long_texts) == len(set(long_texts)) and idx == sorted(idx)
     assert any(len(idx) > 10 for idx in fast)
+
+
+@pytest.mark.skipif(blocks.compiled_walk() is None, reason="the compiled walk is not built")
+def test_compiled_helpers_refuse_bad_input_instead_of_reading_past_it() -> None:
+    walk = blocks.compiled_walk()
+    with pytest.raises(TypeError, match="not a str"):
+        walk.first_occurrences(["a", b"b"], np.empty(2, dtype=np.int64))
+    ints = np.array
+    with pytest.raises(ValueError, match="out of range"):
+        walk.kept_once(ints([0, 5]), ints([0, 1]), ints([3, 3]))
+    with pytest.raises(ValueError, match="out of range"):
+        walk.kept_once(ints([1]), ints([0, 9]), ints([3, 3]))
+    with pytest.raises(ValueError, match="different lengths"):
+        walk.kept_once(ints([0]), ints([0, 1]), ints([3]))
+    assert walk.kept_once(ints([0, 1, 2]), ints([0, 0, 2]), ints([3, 3, 1])) == [0, 2]
+    codes = np.ones(4, dtype=np.uint8)
+    sib, unit = np.empty(3), np.empty(3)
+    good = (ints([0, 1, 1]), ints([-1, 0, 0]), np.full(3, 20.0), ints([3, 2, 3]))
+    walk.element_columns(*good, codes, 100, 4, sib, unit)
+    assert sib.tolist() == [1.0, 2.0, 2.0]
+    for bad in (
+        (ints([0, 1, 9]), *good[1:]),  # a tag code past the table
+        (good[0], ints([-1, 7, 0]), *good[2:]),  # a parent past the elements
+        (*good[:3], ints([3, 9, 3])),  # a subtree ending past them
+    ):
+        with pytest.raises(ValueError, match="out of range"):
+            walk.element_columns(*bad, codes, 100, 4, sib, unit)

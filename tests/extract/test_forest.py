@@ -176,3 +176,12 @@ def test_leaf_masks_give_the_tree_walks_sums() -> None:
     x = rng.normal(size=(50, 3))
     assert np.array_equal(big.raw(x, walk), forest_raw_numpy(big, x))
     assert np.array_equal(forest.raw(np.zeros((0, 5)), walk), np.zeros(0))
+
+
+def test_a_matrix_narrower_than_the_splits_is_refused() -> None:
+    forest = _tiny()  # its splits read columns 0 and 1
+    assert forest.width == 2
+    with pytest.raises(ValueError, match="2 columns"):
+        forest.raw(np.zeros((3, 1)), blocks.compiled_walk())
+    with pytest.raises(ValueError, match="2 columns"):
+        forest.raw(np.zeros(3))

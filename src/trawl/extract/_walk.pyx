@@ -2146,6 +2146,11 @@ def first_occurrences(list texts, int64_t[::1] out):
         free(hashes)
         free(slots)
         raise MemoryError()
+    for i in range(n):
+        if not isinstance(texts[i], str):
+            free(hashes)
+            free(slots)
+            raise TypeError(f"text {i} is a {type(texts[i]).__name__}, not a str")
     try:
         for i in range(n):
             text = <str> texts[i]
@@ -2178,8 +2183,14 @@ def kept_once(const int64_t[::1] index, const int64_t[::1] firsts, const int64_t
     """The blocks of ``index`` (ascending) less those whose text (``firsts``: the index of each
     block's first equal text) came before among them, unless under three words: a list."""
     cdef Py_ssize_t n = firsts.shape[0], k, i
-    cdef unsigned char *seen = <unsigned char *> calloc(n if n else 1, 1)
+    cdef unsigned char *seen
     cdef list out = []
+    if words.shape[0] != n:
+        raise ValueError("kept_once: words and firsts of different lengths")
+    for k in range(index.shape[0]):
+        if not 0 <= index[k] < n or not 0 <= firsts[index[k]] < n:
+            raise ValueError(f"kept_once: block {index[k]} or its first occurrence is out of range")
+    seen = <unsigned char *> calloc(n if n else 1, 1)
     if seen == NULL:
         raise MemoryError()
     try:
@@ -2212,7 +2223,13 @@ def element_columns(
     cdef double total = total_words if total_words > 1 else 1.0
     if n_el == 0:
         return
+    if parent.shape[0] != n_el or el_words.shape[0] != n_el or end.shape[0] != n_el or sib.shape[0] != n_el \
+            or in_unit.shape[0] != n_el:
+        raise ValueError("element_columns: columns of different lengths")
     for i in range(1, n_el):
+        if not (0 <= parent[i] < n_el and 0 <= tag_code[i] < n_codes and tag_code[i] < unit_code.shape[0]
+                and i < end[i] <= n_el):
+            raise ValueError(f"element_columns: element {i} has a parent, tag or end out of range")
         key = parent[i] * n_codes + tag_code[i]
         if key > max_key:
             max_key = key

@@ -41,10 +41,13 @@ class Forest:
     #: The same trees as leaf masks for ``_walk.forest_masks`` (see :func:`leaf_masks`), or None
     #: when a tree has more than 64 leaves; made from the tables above.
     masks: Any = field(default=None, compare=False, repr=False)
+    #: How many columns a feature matrix needs: one past the highest feature a split reads.
+    width: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.masks is None:
             object.__setattr__(self, "masks", leaf_masks(self))
+        object.__setattr__(self, "width", int(self.feature.max()) + 1 if len(self.feature) else 0)
 
     @classmethod
     def from_module(cls, module: ModuleType, columns: tuple[str, ...]) -> Forest:
@@ -81,6 +84,9 @@ class Forest:
         """The summed leaf values for every row of ``x`` (float64, C-contiguous), by the compiled
         module ``walk`` when given, else by numpy."""
         x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.ndim != 2 or (len(x) and x.shape[1] < self.width):
+            # (The compiled walks read x[row, feature] unchecked.)
+            raise ValueError(f"a forest over {self.width} columns given a matrix of shape {x.shape}")
         if walk is None:  # not built (blocks.compiled_walk: a stale build is not used either)
             return forest_raw_numpy(self, x)
         out = np.empty(len(x))
