@@ -1943,57 +1943,51 @@ cdef int buf_reserve(Buf *b, size_t n) except -1:
 
 cdef extern from *:
     """
-    #if defined(__SSE2__)
-    #include <emmintrin.h>
-    #endif
     /* The longest run of ASCII code units at the start of src[0:n] (whole steps of 16), copied
        or narrowed to bytes in dst; how many. With SSE2 (any x86-64); elsewhere none, and the
-       caller's loop does them. */
-    static size_t trawl_narrow_ascii_u16(const uint16_t *src, size_t n, unsigned char *dst) {
-        size_t i = 0;
+       caller's loop does them. A step loads 16 units, packs them to bytes in *out and says
+       whether all were ASCII. */
     #if defined(__SSE2__)
-        const __m128i high = _mm_set1_epi16((short) 0xFF80), zero = _mm_setzero_si128();
-        while (i + 16 <= n) {
-            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *) (src + i + 8));
-            __m128i t = _mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high));
-            if (_mm_movemask_epi8(_mm_cmpeq_epi16(t, zero)) != 0xFFFF) break;
-            _mm_storeu_si128((__m128i *) (dst + i), _mm_packus_epi16(a, b));
-            i += 16;
-        }
-    #endif
+    #include <emmintrin.h>
+    static inline int trawl_step_u8(const uint8_t *src, __m128i *out) {
+        *out = _mm_loadu_si128((const __m128i *) src);
+        return !_mm_movemask_epi8(*out);  /* no byte with its high bit set */
+    }
+    static inline int trawl_step_u16(const uint16_t *src, __m128i *out) {
+        const __m128i high = _mm_set1_epi16((short) 0xFF80);
+        __m128i a = _mm_loadu_si128((const __m128i *) src), b = _mm_loadu_si128((const __m128i *) (src + 8));
+        __m128i t = _mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high));
+        *out = _mm_packus_epi16(a, b);
+        return _mm_movemask_epi8(_mm_cmpeq_epi16(t, _mm_setzero_si128())) == 0xFFFF;
+    }
+    static inline int trawl_step_u32(const uint32_t *src, __m128i *out) {
+        const __m128i high = _mm_set1_epi32((int) 0xFFFFFF80);
+        __m128i a = _mm_loadu_si128((const __m128i *) src), b = _mm_loadu_si128((const __m128i *) (src + 4));
+        __m128i c = _mm_loadu_si128((const __m128i *) (src + 8)), d = _mm_loadu_si128((const __m128i *) (src + 12));
+        __m128i t = _mm_or_si128(_mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high)),
+                                 _mm_or_si128(_mm_and_si128(c, high), _mm_and_si128(d, high)));
+        *out = _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+        return _mm_movemask_epi8(_mm_cmpeq_epi32(t, _mm_setzero_si128())) == 0xFFFF;
+    }
+    #define TRAWL_ASCII_RUN(STEP) \\
+        size_t i = 0; \\
+        __m128i out; \\
+        while (i + 16 <= n && STEP(src + i, &out)) { \\
+            _mm_storeu_si128((__m128i *) (dst + i), out); \\
+            i += 16; \\
+        } \\
         return i;
+    #else
+    #define TRAWL_ASCII_RUN(STEP) (void) src; (void) dst; (void) n; return 0;
+    #endif
+    static size_t trawl_narrow_ascii_u16(const uint16_t *src, size_t n, unsigned char *dst) {
+        TRAWL_ASCII_RUN(trawl_step_u16)
     }
     static size_t trawl_copy_ascii_u8(const uint8_t *src, size_t n, unsigned char *dst) {
-        size_t i = 0;
-    #if defined(__SSE2__)
-        while (i + 16 <= n) {
-            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
-            if (_mm_movemask_epi8(a)) break;  /* a byte with its high bit set */
-            _mm_storeu_si128((__m128i *) (dst + i), a);
-            i += 16;
-        }
-    #endif
-        return i;
+        TRAWL_ASCII_RUN(trawl_step_u8)
     }
     static size_t trawl_narrow_ascii_u32(const uint32_t *src, size_t n, unsigned char *dst) {
-        size_t i = 0;
-    #if defined(__SSE2__)
-        const __m128i high = _mm_set1_epi32((int) 0xFFFFFF80), zero = _mm_setzero_si128();
-        while (i + 16 <= n) {
-            __m128i a = _mm_loadu_si128((const __m128i *) (src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *) (src + i + 4));
-            __m128i c = _mm_loadu_si128((const __m128i *) (src + i + 8));
-            __m128i d = _mm_loadu_si128((const __m128i *) (src + i + 12));
-            __m128i t = _mm_or_si128(_mm_or_si128(_mm_and_si128(a, high), _mm_and_si128(b, high)),
-                                     _mm_or_si128(_mm_and_si128(c, high), _mm_and_si128(d, high)));
-            if (_mm_movemask_epi8(_mm_cmpeq_epi32(t, zero)) != 0xFFFF) break;
-            _mm_storeu_si128((__m128i *) (dst + i),
-                             _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
-            i += 16;
-        }
-    #endif
-        return i;
+        TRAWL_ASCII_RUN(trawl_step_u32)
     }
     """
     size_t trawl_narrow_ascii_u16(const uint16_t *src, size_t n, unsigned char *dst) nogil
