@@ -98,6 +98,22 @@ def stage2_fill(
 def forest_raw(
     x: Any, feature: Any, threshold: Any, left: Any, right: Any, leaf: Any, roots: Any, out: Any
 ) -> None: ...
+def forest_masks(
+    x: Any, feature: Any, offset: Any, threshold: Any, tree: Any, mask: Any, leaf: Any, stride: int, out: Any
+) -> None: ...
+def first_occurrences(texts: list[str], out: Any) -> None: ...
+def kept_once(index: Any, firsts: Any, words: Any) -> list[int]: ...
+def element_columns(
+    tag_code: Any,
+    parent: Any,
+    el_words: Any,
+    end: Any,
+    unit_code: Any,
+    total_words: int,
+    n_codes: int,
+    sib: Any,
+    in_unit: Any,
+) -> None: ...
 
 TREE_TAGS_SPACED: str
 

@@ -14,9 +14,10 @@ checks the layout on a probe document before it uses this module.
 """
 
 __all__ = [
-    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
-    "init", "init_boiler", "init_hints", "init_meta", "init_tree", "meta_candidates", "meta_first_link", "meta_text",
-    "page_columns", "stage1_fill", "stage2_fill", "strip_attributes", "style_hidden", "walk",
+    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "element_columns", "first_occurrences", "forest_masks",
+    "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta",
+    "init_tree", "kept_once", "meta_candidates", "meta_first_link", "meta_text", "page_columns", "stage1_fill",
+    "stage2_fill", "strip_attributes", "style_hidden", "walk",
 ]
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t

@@ -736,10 +736,10 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
 
 #: What the Python side calls in the compiled module: a build that lacks one is not used at all.
 _WALK_FUNCTIONS = (
-    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "forest_raw", "guard_markup",
-    "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta", "init_tree",
-    "meta_candidates", "meta_first_link", "meta_text", "page_columns", "stage1_fill", "stage2_fill",
-    "strip_attributes", "style_hidden", "walk",
+    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "element_columns", "first_occurrences",
+    "forest_masks", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler",
+    "init_hints", "init_meta", "init_tree", "kept_once", "meta_candidates", "meta_first_link", "meta_text",
+    "page_columns", "stage1_fill", "stage2_fill", "strip_attributes", "style_hidden", "walk",
 )  # fmt: skip
 #: The elements metadata.read_metadata wants by tag (``a`` only with a ``rel``).
 META_TAGS = ("meta", "script", "h1", "title", "time", "a")

@@ -90,7 +90,7 @@ class Forest:
         if walk is None:  # not built (blocks.compiled_walk: a stale build is not used either)
             return forest_raw_numpy(self, x)
         out = np.empty(len(x))
-        if self.masks is not None and hasattr(walk, "forest_masks"):
+        if self.masks is not None:
             walk.forest_masks(x, *self.masks, out)
         else:
             walk.forest_raw(
