@@ -393,23 +393,15 @@ cdef size_t char_ref(const unsigned char *p, size_t i, size_t n, bint attr, Buf 
 
 cdef int add_text(Buf *out, const unsigned char *p, size_t a, size_t b, bint refs, bint attr) except -1:
     """``p[a:b]`` onto ``out``: CR LF and CR as LF; with ``refs``, character references decoded."""
-    cdef size_t i = a, j, amp = b, cr = b
-    cdef const unsigned char *found
-    # The next "&" and CR by memchr, each searched again only once passed (a text of many CRs
-    # before its first "&" is not searched to that "&" once per line).
-    if refs and a < b:
-        found = <const unsigned char *> memchr(p + a, 38, b - a)
-        amp = <size_t> (found - p) if found != NULL else b
-    if a < b:
-        found = <const unsigned char *> memchr(p + a, 13, b - a)
-        cr = <size_t> (found - p) if found != NULL else b
+    cdef size_t i = a, j
+    # The next "&" and CR (find_unit: memchr), each searched again only once passed (a text of
+    # many CRs before its first "&" is not searched to that "&" once per line).
+    cdef size_t amp = find_unit(p, a, b, 38) if refs else b, cr = find_unit(p, a, b, 13)
     while i < b:
         if amp < i:
-            found = <const unsigned char *> memchr(p + i, 38, b - i)
-            amp = <size_t> (found - p) if found != NULL else b
+            amp = find_unit(p, i, b, 38)
         if cr < i:
-            found = <const unsigned char *> memchr(p + i, 13, b - i)
-            cr = <size_t> (found - p) if found != NULL else b
+            cr = find_unit(p, i, b, 13)
         j = amp if amp < cr else cr
         buf_add(out, p + i, j - i)
         if j >= b:
@@ -442,10 +434,10 @@ cdef class LiteTree:
     cdef Buf text, strs, scratch
     cdef int *stack
     cdef size_t depth
-    cdef int open_by_tag[MAX_TREE_TAGS]  # how many open elements have each tag code
+    cdef int open_by_tag[MAX_TREE_TAGS]  # how many open elements have each tag code (templates too)
     cdef int *afe  # the list of active formatting elements; -1 a marker
     cdef size_t n_afe, cap_afe
-    cdef int mode, quirks, html_i, head_i, body_i, form_i, templates, raw, guard
+    cdef int mode, quirks, html_i, head_i, body_i, form_i, raw, guard
     cdef bint ignore_lf
     cdef bint foster  # a token of the table modes' "anything else": insertions into a table go before it
     cdef size_t max_depth, max_attrs
@@ -586,8 +578,6 @@ cdef class LiteTree:
         self.depth += 1
         self.nodes[el].open = True
         self.open_by_tag[self.nodes[el].tag] += 1
-        if self.nodes[el].tag == T_TEMPLATE:
-            self.templates += 1
         return 0
 
     cdef void pop(self) noexcept:
@@ -597,8 +587,6 @@ cdef class LiteTree:
         cdef LNode *nd = &self.nodes[self.stack[self.depth]]
         nd.open = False
         self.open_by_tag[nd.tag] -= 1
-        if nd.tag == T_TEMPLATE:
-            self.templates -= 1
 
     cdef void remove_open(self, int el) noexcept:
         """Take ``el`` off the stack of open elements, wherever it is."""
@@ -615,8 +603,6 @@ cdef class LiteTree:
         self.depth -= 1
         self.nodes[el].open = False
         self.open_by_tag[self.nodes[el].tag] -= 1
-        if self.nodes[el].tag == T_TEMPLATE:
-            self.templates -= 1
 
     cdef void pop_through(self, int el) noexcept:
         """Pop elements until ``el`` was popped."""
@@ -1048,7 +1034,7 @@ cdef class LiteTree:
 
     cdef int start(self) except -2:
         cdef int r, t = self.t_tag
-        if self.templates and self.current() == T_TEMPLATE and (
+        if self.open_by_tag[T_TEMPLATE] and self.current() == T_TEMPLATE and (
             t == T_CAPTION or t == T_COLGROUP or t == T_TBODY or t == T_TFOOT or t == T_THEAD or t == T_COL
             or t == T_TR or t == T_TD or t == T_TH
         ):
@@ -1176,13 +1162,13 @@ cdef class LiteTree:
         cdef int t = self.t_tag, f = _tt_flags[t], el, nt, found
         cdef size_t k
         if t == T_HTML:
-            if not self.templates and self.html_i >= 0:
+            if not self.open_by_tag[T_TEMPLATE] and self.html_i >= 0:
                 self.merge_attrs(self.html_i)
             return DONE
         if f & F_HEAD_START:
             return self.start_in_head()
         if t == T_BODY:
-            if self.depth < 2 or self.nodes[self.stack[1]].tag != T_BODY or self.templates:
+            if self.depth < 2 or self.nodes[self.stack[1]].tag != T_BODY or self.open_by_tag[T_TEMPLATE]:
                 return DONE
             self.merge_attrs(self.stack[1])
             return DONE
@@ -1205,14 +1191,14 @@ cdef class LiteTree:
             self.ignore_lf = True
             return DONE if self.insert_token() >= 0 else BAIL
         if t == T_FORM:
-            if self.form_i >= 0 and not self.templates:
+            if self.form_i >= 0 and not self.open_by_tag[T_TEMPLATE]:
                 return DONE
             if self.in_scope(T_P, 2):
                 self.close_p()
             el = self.insert_token()
             if el < 0:
                 return BAIL
-            if not self.templates:
+            if not self.open_by_tag[T_TEMPLATE]:
                 self.form_i = el
             return DONE
         if t == T_LI or t == T_DD or t == T_DT:
@@ -1370,7 +1356,7 @@ cdef class LiteTree:
         if t == T_INPUT and self.token_has("type", "hidden"):
             return self.void_token()
         if t == T_FORM:
-            if self.templates or self.form_i >= 0:
+            if self.open_by_tag[T_TEMPLATE] or self.form_i >= 0:
                 return DONE
             el = self.insert_token()
             if el < 0:
@@ -1650,7 +1636,7 @@ cdef class LiteTree:
                 return r
 
     cdef int end_template(self) except -2:
-        if not self.templates:
+        if not self.open_by_tag[T_TEMPLATE]:
             return DONE
         self.implied_end_tags(-1, True)
         self.pop_until(T_TEMPLATE)
@@ -1675,7 +1661,7 @@ cdef class LiteTree:
             self.pop_until(t)
             return DONE
         if t == T_FORM:
-            if self.templates:
+            if self.open_by_tag[T_TEMPLATE]:
                 if not self.in_scope(T_FORM, 0):
                     return DONE
                 self.implied_end_tags(-1, False)
@@ -1815,7 +1801,7 @@ cdef class LiteTree:
     cdef int finish(self) except -2:
         """End of the page: the elements every document has."""
         while True:
-            if self.templates:  # the templates still open end (the standard's "in template" EOF)
+            if self.open_by_tag[T_TEMPLATE]:  # templates still open end ("in template" EOF)
                 self.pop_until(T_TEMPLATE)
                 self.afe_clear_to_marker()
                 self.reset_mode()

@@ -2014,16 +2014,12 @@ cdef int encode_utf8(Buf *out, const Unit *p, size_t a, size_t b) except -1:
             # A run of ASCII: 16 units a step where the processor has SSE2, then four at a time.
             if Unit is uint8_t:
                 m = trawl_copy_ascii_u8(p + i, b - i, o + k)
-                i += m
-                k += m
             elif Unit is uint16_t:
                 m = trawl_narrow_ascii_u16(p + i, b - i, o + k)
-                i += m
-                k += m
-            elif Unit is uint32_t:
+            else:
                 m = trawl_narrow_ascii_u32(p + i, b - i, o + k)
-                i += m
-                k += m
+            i += m
+            k += m
             while i + 4 <= b and (p[i] | p[i + 1] | p[i + 2] | p[i + 3]) < 0x80:
                 o[k] = <unsigned char> p[i]
                 o[k + 1] = <unsigned char> p[i + 1]
@@ -2133,6 +2129,9 @@ def first_occurrences(list texts, int64_t[::1] out):
     cdef int64_t *slots
     cdef int kind
     cdef str text, other
+    for i in range(n):
+        if not isinstance(texts[i], str):
+            raise TypeError(f"text {i} is a {type(texts[i]).__name__}, not a str")
     while size < 2 * <size_t> n:
         size *= 2
     hashes = <uint64_t *> calloc(size, sizeof(uint64_t))
@@ -2141,11 +2140,6 @@ def first_occurrences(list texts, int64_t[::1] out):
         free(hashes)
         free(slots)
         raise MemoryError()
-    for i in range(n):
-        if not isinstance(texts[i], str):
-            free(hashes)
-            free(slots)
-            raise TypeError(f"text {i} is a {type(texts[i]).__name__}, not a str")
     try:
         for i in range(n):
             text = <str> texts[i]

@@ -84,20 +84,9 @@ class Classified:
 
 
 def blocks_at(page: PageBlocks, index: list[int]) -> list[Block]:
-    """The blocks of ``page`` at ``index`` as :class:`Block` objects."""
-    at = np.asarray(index, dtype=np.int64)
-    texts = page.texts
-    return [
-        Block(texts[i], w, lw, e, i, start)
-        for i, w, lw, e, start in zip(
-            index,
-            page.words[at].tolist(),
-            page.link_words[at].tolist(),
-            page.element[at].tolist(),
-            page.start[at].tolist(),
-            strict=True,
-        )
-    ]
+    """The blocks of ``page`` at ``index`` as :class:`Block` objects (those of ``page.blocks``)."""
+    blocks = page.blocks
+    return [blocks[i] for i in index]
 
 
 def select(
