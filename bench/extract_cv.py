@@ -7,6 +7,9 @@ Usage::
     python bench/extract_cv.py --stage1 logit                    # stage 1 logistic, as before
     python bench/extract_cv.py --split train cache               # the 888 train-split pages only
     python bench/extract_cv.py --split train --seed S
+    python bench/extract_cv.py --seeds ,b,c,d,e --compare trafilatura,resiliparse
+        # five fold assignments, each page's scores averaged over them; then per page type the
+        # difference with each peer and a 95% interval from a bootstrap over whole sites
 
 Each page is scored by a model fitted on other sites' pages, so the figures are those of pages of
 unseen sites; the shipped model (fitted on all pages) was chosen this way.
@@ -19,7 +22,7 @@ the whole page when nothing is kept). Features come from this checkout's ``src/t
 tested by editing features.py and rerunning (after ``cache`` when it changes how pages are parsed).
 """
 
-# ruff: noqa: PLC0415, N806, B023, PLR0917  (closures over the fold's weights are used within the fold)
+# ruff: noqa: PLC0415, N803, N806, B023, PLR0917  (closures over the fold's weights are used within the fold)
 from __future__ import annotations
 
 import argparse
@@ -28,6 +31,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import numpy as np
@@ -127,8 +131,7 @@ def sigmoid(z):
 
 def run(args: argparse.Namespace) -> None:
     import trawl
-    from trawl.extract import dom
-    from trawl.extract.features import STAGE1_NAMES, stage1_matrix, stage2_matrix
+    from trawl.extract.features import STAGE1_NAMES, stage1_matrix
 
     cache = cache_path(args.split)
     if not cache.exists():
@@ -141,7 +144,134 @@ def run(args: argparse.Namespace) -> None:
         r["scorer"] = Scorer(r)
     X1s = [stage1_matrix(r["page"]) if r["page"].blocks else None for r in recs]
     t_feat = time.time() - t0
-    folds = bench._site_folds([r["site"] for r in recs], args.seed, args.folds)
+    seeds = args.seeds.split(",") if args.seeds else [args.seed]
+    runs = []
+    for seed in seeds:
+        results = cross_validate(args, recs, X1s, seed)
+        runs.append(results)
+        if len(seeds) > 1:
+            print(f"seed {seed!r}: " + _row(recs, results)[1])
+    # Each page's scores averaged over the fold assignments (one run: that run's).
+    results = {k: tuple(float(np.mean([r[k][j] for r in runs])) for j in range(3)) for k in runs[0]}
+    head, row = _row(recs, results)
+    print(f"[{args.tag}] features from {trawl.__file__}; n1={len(STAGE1_NAMES)}", end=" ")
+    many = f", each page's scores the mean of {len(seeds)} fold assignments" if len(seeds) > 1 else ""
+    print(f"feat {t_feat:.1f}s total {time.time() - t0:.0f}s{many}")
+    print(head)
+    print(row)
+    if args.dump:
+        Path(args.dump).write_text(
+            "\n".join(f"{k} {v[0]:.4f} {v[1]:.4f} {v[2]:.4f}" for k, v in sorted(results.items()))
+        )
+    for peer in filter(None, args.compare.split(",")):
+        compare(recs, results, peer, args.split)
+
+
+def _row(recs: list[dict], results: dict[str, tuple[float, float, float]]) -> tuple[str, str]:
+    """The table head and row: overall P / R / F1, then F1 per page type."""
+    by_type: dict[str, list] = defaultdict(list)
+    for r in recs:
+        by_type[r["type"]].append(results[r["num"]])
+    allv = list(results.values())
+    types = sorted(by_type)
+    head = "overall P/R/F1 | " + " | ".join(types)
+    p, r, f1 = (np.mean([s[k] for s in allv]) for k in range(3))
+    row = f"{p:.4f} {r:.4f} **{f1:.4f}** | " + " | ".join(
+        f"{np.mean([s[2] for s in by_type[t]]):.4f}" for t in types
+    )
+    return head, row
+
+
+def peer_scores(peer: str, split: str) -> dict[str, float]:
+    """Per page, the peer's word F1 (computed once, then read from bench/out/peer_f1_PEER.json;
+    the file records the peer's version and is recomputed when it changes)."""
+    import importlib.metadata as md
+    import json
+
+    from trawl.extract.evaluate import word_score
+
+    dist = {"trafilatura": "trafilatura", "resiliparse": "resiliparse", "justext": "justext",
+            "readability": "readability-lxml", "boilerpy3": "boilerpy3"}.get(peer, peer)  # fmt: skip
+    try:
+        version = md.version(dist)
+    except md.PackageNotFoundError:
+        version = "trawl"
+    path = OUT / f"peer_f1_{peer}.json"
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    if stored.get("version") == version and stored.get("split") == split:
+        return {k: float(v) for k, v in stored["f1"].items()}
+    fn = bench.methods([peer]).get(peer)
+    if fn is None:
+        raise SystemExit(f"{peer} is not installed")
+    out: dict[str, float] = {}
+    t0 = time.time()
+    pages = bench.load(None, split)
+    for n, (num, html, truth) in enumerate(pages, 1):
+        try:
+            text = fn(html)
+        except Exception:  # a peer crashing on a page scores 0 there, as in bench/extract.py
+            text = ""
+        out[num] = word_score(text, truth.get("main_content") or "").f1
+        if n % 200 == 0:
+            print(f"  {peer}: {n}/{len(pages)} pages, {time.time() - t0:.0f}s", file=sys.stderr)
+    OUT.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"version": version, "split": split, "f1": out}))
+    return out
+
+
+def compare(recs: list[dict], results: dict[str, tuple[float, float, float]], peer: str, split: str) -> None:
+    """trawl's F1 on pages of unseen sites against a peer's, per page type, with a 95% interval
+    for the difference from a bootstrap that resamples whole sites (a site's pages share their
+    template, so they are not independent draws)."""
+    theirs = peer_scores(peer, split)
+    rng = np.random.default_rng(20261201)
+    types = sorted({r["type"] for r in recs})
+    print(f"\ntrawl (unseen sites) against {peer}: mean F1 per page; a 95% interval for the difference")
+    print("from 5,000 bootstrap draws of whole sites\n")
+    print(f"| pages | n | sites | trawl | {peer} | difference | 95% interval |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for kind in ["all", *types]:
+        chosen = [r for r in recs if kind in ("all", r["type"])]
+        sites = sorted({r["site"] for r in chosen})
+        site_of = {s: i for i, s in enumerate(sites)}
+        diff = np.array([results[r["num"]][2] - theirs[r["num"]] for r in chosen])
+        ours = np.mean([results[r["num"]][2] for r in chosen])
+        peer_mean = np.mean([theirs[r["num"]] for r in chosen])
+        lo, hi = site_interval(diff, [site_of[r["site"]] for r in chosen], len(sites), rng)
+        print(
+            f"| {kind} | {len(chosen)} | {len(sites)} | {ours:.4f} | {peer_mean:.4f} "
+            f"| {ours - peer_mean:+.4f} | [{lo:+.4f}, {hi:+.4f}] |"
+        )
+
+
+def site_interval(
+    values: Any, site: Any, n_sites: int, rng: np.random.Generator, draws: int = 5000
+) -> tuple[float, float]:
+    """A 95% bootstrap interval for the mean of per-page ``values`` whose pages come from sites
+    (``site[i]`` in ``range(n_sites)``): each draw takes ``n_sites`` sites with replacement and
+    averages over all the pages they bring, so a site's correlated pages move together."""
+    values = np.asarray(values, dtype=np.float64)
+    idx = np.asarray(site, dtype=np.int64)
+    if not len(values) or len(idx) != len(values) or n_sites <= 0 or idx.min() < 0 or idx.max() >= n_sites:
+        raise ValueError("site_interval: one site index in range(n_sites) per value, at least one value")
+    sums = np.bincount(idx, weights=values, minlength=n_sites)
+    counts = np.bincount(idx, minlength=n_sites).astype(np.float64)
+    if (counts == 0).any():
+        raise ValueError("site_interval: a site without pages")
+    picks = rng.integers(0, n_sites, size=(draws, n_sites))
+    boot = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def cross_validate(
+    args: argparse.Namespace, recs: list[dict], X1s: list, seed: str
+) -> dict[str, tuple[float, float, float]]:
+    """Per page, P / R / F1 from models fitted on the other folds' sites (folds by ``seed``)."""
+    from trawl.extract import dom
+    from trawl.extract.features import stage2_matrix
+
+    folds = bench._site_folds([r["site"] for r in recs], seed, args.folds)
     results: dict[str, tuple[float, float, float]] = {}
     select = dom.select
     diag = []
@@ -253,25 +383,12 @@ def run(args: argparse.Namespace) -> None:
                     )
                 )
     if args.diag:
-        Path(args.diag).write_bytes(pickle.dumps(diag))
-    by_type: dict[str, list] = defaultdict(list)
-    for r in recs:
-        by_type[r["type"]].append(results[r["num"]])
-    allv = list(results.values())
-    types = sorted(by_type)
-    head = "overall P/R/F1 | " + " | ".join(types)
-    p, r, f1 = (np.mean([s[k] for s in allv]) for k in range(3))
-    row = f"{p:.4f} {r:.4f} **{f1:.4f}** | " + " | ".join(
-        f"{np.mean([s[2] for s in by_type[t]]):.4f}" for t in types
-    )
-    print(f"[{args.tag}] features from {trawl.__file__}; n1={len(STAGE1_NAMES)}", end=" ")
-    print(f"feat {t_feat:.1f}s total {time.time() - t0:.0f}s")
-    print(head)
-    print(row)
-    if args.dump:
-        Path(args.dump).write_text(
-            "\n".join(f"{k} {v[0]:.4f} {v[1]:.4f} {v[2]:.4f}" for k, v in sorted(results.items()))
-        )
+        Path(
+            args.diag
+            if seed == (args.seeds.split(",")[0] if args.seeds else args.seed)
+            else f"{args.diag}.{seed}"
+        ).write_bytes(pickle.dumps(diag))
+    return results
 
 
 def main() -> None:
@@ -286,7 +403,11 @@ def main() -> None:
     ap.add_argument("--stage3", action="store_true")
     ap.add_argument("--wpow", type=float, default=1.0)
     ap.add_argument("--wcap", type=float, default=100)
-    ap.add_argument("--seed", default="")
+    ap.add_argument("--seed", default="", help="salt of the site-to-fold hash")
+    ap.add_argument("--seeds", default="", help="several salts, comma-separated (scores averaged)")
+    ap.add_argument(
+        "--compare", default="", help="peers (trafilatura,resiliparse…): differences per type, intervals"
+    )
     ap.add_argument("--split", default="all", choices=["all", "train"], help="the pages cross-validated")
     ap.add_argument("--stage1", default="forest", choices=["forest", "logit"], help="stage-1 model")
     ap.add_argument("-v", "--verbose", action="store_true")
