@@ -493,6 +493,8 @@ def _metadata(pages: list[tuple[str, str, dict[str, Any]]]) -> None:
 
     have_traf = _optional("trafilatura")
     tally: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    # Where the truth has no date, a date given is one too many (a guess scores nothing above).
+    undated: dict[str, list[bool]] = defaultdict(list)
     for _, html, truth in pages:
         ours = extract_metadata(html)
         theirs: dict[str, Any] = {}
@@ -508,14 +510,21 @@ def _metadata(pages: list[tuple[str, str, dict[str, Any]]]) -> None:
                 hit = _meta_hit(pred, truth.get(key), kind)
                 if hit is not None:
                     tally[who][kind].append(hit)
+                elif kind == "date":
+                    undated[who].append(bool(pred))
     print(
-        "\n| metadata (accuracy where the truth has a value) | title | author | date |\n|---|---:|---:|---:|"
+        "\n| metadata (accuracy where the truth has a value) | title | author | date "
+        "| a date where the truth has none |\n|---|---:|---:|---:|---:|"
     )
     for who in ("trawl", "trafilatura"):
+        if who == "trafilatura" and not have_traf:
+            continue
         cells = []
         for kind in ("title", "author", "date"):
             hits = tally[who][kind]
             cells.append(f"{sum(hits) / len(hits):.3f} (n={len(hits)})" if hits else "-")
+        given = undated[who]
+        cells.append(f"{sum(given) / len(given):.3f} (n={len(given)})" if given else "-")
         print(f"| {who} | " + " | ".join(cells) + " |")
 
 

@@ -98,3 +98,39 @@ def test_a_logo_h1_is_not_the_title() -> None:
     assert extract_metadata(linked).title == "MyBB"
     longer = '<title>MyBB forums - Home</title><body><h1><a href="/">MyBB</a> forums</h1></body>'
     assert extract_metadata(longer).title == "MyBB forums"
+
+
+def test_date_in_text_reads_iso_and_cued_numeric_dates() -> None:
+    assert date_in_text("#1 2025-11-01 15:14:37 by ada") == "2025-11-01"
+    assert date_in_text("build 2024-13-01, release 2024-02-30; then 2023-05-06") == "2023-05-06"
+    assert date_in_text("part 2024-01-02-03 and x12024-01-02") == ""  # longer numbers are not dates
+    assert date_in_text("Updated: 10/31/2024") == "2024-10-31"  # month first where that is a date
+    assert date_in_text("Posted on 04/08/2024") == "2024-04-08"
+    assert date_in_text("posted 13/04/2024") == "2024-04-13"  # else day first
+    assert date_in_text("Published 23.07.2025") == "2025-07-23"  # dots: day first
+    assert date_in_text("Published 07.08.2025") == "2025-08-07"
+    # A bare numeric date is too ambiguous to read; an impossible one is passed over.
+    assert date_in_text("Call 10/11/2024 or Updated: 31.02.2024") == ""
+    # The first date in the text wins, whatever its form.
+    assert date_in_text("Updated: 1/2/2021 and March 5, 2020") == "2021-01-02"
+
+
+def test_url_date_from_the_pages_own_address_and_more_meta_names() -> None:
+    own = (
+        '<head><meta property="og:url" content="https://e.org%2Fa%2F2025-12-15%2Bpost"></head><body>x</body>'
+    )
+    meta = extract_metadata(own)
+    assert (meta.date, meta.sources.get("date")) == ("2025-12-15", "og:url")
+    # The address the page was fetched from comes first.
+    meta = extract_metadata(own, "https://e.org/2020/01/02/post/")
+    assert (meta.date, meta.sources.get("date")) == ("2020-01-02", "url")
+    page = '<head><meta name="published" content="July 17, 2025"></head><body>x</body>'
+    assert extract_metadata(page).date == "2025-07-17"
+
+
+def test_the_extractor_reads_the_same_text_dates() -> None:
+    from trawl.extract import extract
+
+    page = "<body><h1>Release</h1><p>Last updated: 10/31/2024. The notes of the release follow.</p></body>"
+    result = extract(page)
+    assert (result.date, result.sources.get("date")) == ("2024-10-31", "text")

@@ -49,5 +49,27 @@ def test_f1_and_metadata_do_not_regress(shared_data: Path) -> None:
         assert got >= pinned, f"{kind} accuracy {got:.4f} < pinned {pinned}"
 
 
+def test_dates_without_the_url_do_not_regress(shared_data: Path) -> None:
+    """Publication dates from the page alone, on every page: right where the truth has one, and
+    not guessed too often where it has none (a date on every page would pass the first check)."""
+    from trawl.extract import extract_metadata
+
+    root = shared_data / "extraction" / "wcxb-dev"
+    right: list[bool] = []
+    given: list[bool] = []
+    for path in sorted((root / "html").glob("*.html.gz")):
+        truth = json.loads((root / "truth" / f"{path.name.split('.')[0]}.json").read_text(encoding="utf-8"))
+        date = extract_metadata(gzip.decompress(path.read_bytes()).decode("utf-8", "replace")).date
+        if truth.get("publish_date"):
+            right.append(date == str(truth["publish_date"])[:10])
+        else:
+            given.append(bool(date))
+    pins = PINS["dates_without_url"]
+    accuracy, guessed = sum(right) / len(right), sum(given) / len(given)
+    assert accuracy >= pins["accuracy"], f"date accuracy {accuracy:.4f} < pinned {pins['accuracy']}"
+    most = pins["given_where_none_at_most"]
+    assert guessed <= most, f"a date on {guessed:.4f} of undated pages > pinned {most}"
+
+
 if __name__ == "__main__":  # print the figures to pin
     pytest.main([__file__, "-q"])

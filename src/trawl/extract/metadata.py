@@ -3,7 +3,10 @@
 Evidence is taken in order of how deliberate it is: JSON-LD (``headline``, ``author``,
 ``datePublished``), then Open Graph / article meta tags, then plain ``<meta>`` names, then markup
 in the body (``itemprop``, ``<time datetime>``, ``rel=author``, byline classes, "By …" lines),
-then the URL (``/2024/05/17/``). The title prefers the page's ``<h1>`` when the ``<title>`` or
+then the URL (``/2024/05/17/``: the address fetched, else the page's own ``og:url``), then dates
+in the opening of the text: written out ("March 5, 2024"), ISO ("2024-03-05"), or numeric after a
+word that says what they are ("Updated: 10/31/2024", "Published 23.07.2025"), and last the
+modified time. The title prefers the page's ``<h1>`` when the ``<title>`` or
 ``og:title`` contains it (the site name is then not part of it), else ``og:title``, else the
 ``<title>`` with a trailing " | Site" cut off. Dates are returned as ``YYYY-MM-DD``.
 """
@@ -16,6 +19,7 @@ from calendar import monthrange
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -55,13 +59,22 @@ _YEAR = re.compile(r"(?:19|20|21)\d\d(?!\d)")
 _BEFORE_YEAR = re.compile(
     rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\.?,?\s+|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+)\Z"
 )
+#: An ISO date in running text ("2025-11-01 15:14"), matched at a year.
+_ISO_AT = re.compile(r"((?:19|20|21)\d\d)-(\d\d)-(\d\d)(?![\d-])")
+#: A numeric date after a word that says what it is ("Updated: 10/31/2024", "Published 23.07.2025"),
+#: up to its year: a bare "10/11/2024" is too ambiguous to read without one.
+_CUED_BEFORE_YEAR = re.compile(
+    r"\b(?i:published|posted|updated|last updated|date|created|written)\b:?\s*(?i:on\s+)?"
+    r"(\d{1,2})([./-])(\d{1,2})\2\Z"
+)
 _BY = re.compile(r"^\s*(?:by|written by|posted by|author:?)\s+([^|•·,\n]{3,60})", re.I)
 _SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014•·»:]|-|::)\s+")  # bars, dashes, bullets, colons
 _DATE_META = (
     "article:published_time", "og:published_time", "datepublished", "date", "pubdate", "publishdate",
     "publish-date", "publish_date", "dc.date", "dc.date.issued", "dcterms.created", "dcterms.date",
     "sailthru.date", "parsely-pub-date", "citation_publication_date", "citation_date",
-    "article.published", "published_time", "release_date", "created",
+    "article.published", "published_time", "release_date", "created", "published", "date_published",
+    "publication_date", "publication-date", "pub_date", "article:published",
 )  # fmt: skip
 _AUTHOR_META = (
     "author", "article:author", "parsely-author", "sailthru.author", "dc.creator", "citation_author",
@@ -324,11 +337,15 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
                 if date:
                     sources["date"] = f"markup:{sel}"
                     break
-    if not date and url:
-        m = _URL_DATE.search(url)
-        if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
-            date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
-            sources["date"] = "url"
+    if not date:
+        # The address the page was fetched from, else the one it gives itself (percent-encoded
+        # slashes and all: "%2Farticles%2F2025-12-15%2B...").
+        for where, address in (("url", url), ("og:url", meta.get("og:url"))):
+            m = _URL_DATE.search(unquote(address)) if address else None
+            if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
+                date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+                sources["date"] = where
+                break
     if not date and text_date and tree.body is not None:
         if isinstance(tree, LexborHTMLParser):
             date = date_in_text(tree.body.text(deep=True, separator=" "))
@@ -347,7 +364,11 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
 def date_in_text(text: str) -> str:
     """The first date written out in the opening of a page's text ("March 5, 2024", "5th May
     2024"), or ``""``."""
-    text = text[:_TEXT_DATE_SPAN]
+    return _first_date(text, 0, _TEXT_DATE_SPAN)
+
+
+def _first_date(text: str, lo: int, hi: int) -> str:
+    text = text[lo:hi]
     for year in _YEAR.finditer(text):
         at = year.start()
         if at and text[at - 1].isdigit():
@@ -357,6 +378,17 @@ def date_in_text(text: str) -> str:
             date = normalize_date(text[m.start() : year.end()])
             if date:
                 return date
+        m = _ISO_AT.match(text, at)
+        if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
+            return f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
+        m = _CUED_BEFORE_YEAR.search(text, max(0, at - 40), at)
+        if m:
+            y, a, b = int(year.group()), int(m.group(1)), int(m.group(3))
+            # Dots are day first; slashes and dashes month first where that is a date.
+            month_first = m.group(2) != "." and _valid(y, a, b)
+            if month_first or _valid(y, b, a):
+                mo, d = (a, b) if month_first else (b, a)
+                return f"{y:04d}-{mo:02d}-{d:02d}"
     return ""
 
 
