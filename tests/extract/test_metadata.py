@@ -134,3 +134,38 @@ def test_the_extractor_reads_the_same_text_dates() -> None:
     page = "<body><h1>Release</h1><p>Last updated: 10/31/2024. The notes of the release follow.</p></body>"
     result = extract(page)
     assert (result.date, result.sources.get("date")) == ("2024-10-31", "text")
+
+
+def test_author_boxes_that_hold_a_date() -> None:
+    from trawl.extract.metadata import _author_text
+
+    # A date beside the name is cut out, with its time, weekday or reading time.
+    assert _author_text("Andrew Gerrand 4 August 2010") == "Andrew Gerrand"
+    assert _author_text("Dec. 19, 2025 · Niko Matsakis") == "Niko Matsakis"
+    assert _author_text("Oleg Parashchak Jul 18, 2025 7 min") == "Oleg Parashchak"
+    assert _author_text("Reyan PerumalPublished on July 18, 2025") == "Reyan Perumal"
+    assert _author_text("03/10/2023 by WSET Global") == "WSET Global"
+    # A box with a date and no name gives none (the next kind of author markup is asked).
+    assert _author_text("August 28, 2025 • 5 min read") == ""
+    assert _author_text("Sun Dec 17, 2023 11:23 am") == ""
+    # Where cutting leaves digits, the text stays as it was rather than losing the name.
+    assert _author_text("Post by ada » 11. Sep 2024, 18:36") == "Post by ada » 11. Sep 2024, 18:36"
+    # Labels alone are not names; a "By" with a colon and no space is dropped.
+    assert _author_text("Posted by:") == ""
+    assert _author_text("Topic Author") == ""
+    assert _author_text("Posted by:Idle Cartulary") == "Idle Cartulary"
+    assert _author_text("Byron Smith") == "Byron Smith"  # "By" only as a word
+    assert _author_text("Grace Hopper") == "Grace Hopper"
+
+
+def test_author_markup_falls_through_a_date_only_box() -> None:
+    page = """<body><div class="byline">August 28, 2025 &bull; 5 min read</div>
+    <span class="author">By Ada Lovelace</span><p>Text.</p></body>"""
+    meta = extract_metadata(page)
+    assert (meta.author, meta.sources.get("author")) == ("Ada Lovelace", "markup:author")
+
+
+def test_json_ld_names_are_unescaped() -> None:
+    page = """<head><script type="application/ld+json">{"@type": "Article",
+    "author": {"@type": "Person", "name": "Maria &amp; Katerina"}}</script></head><body>x</body>"""
+    assert extract_metadata(page).author == "Maria & Katerina"

@@ -13,6 +13,7 @@ modified time. The title prefers the page's ``<h1>`` when the ``<title>`` or
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from calendar import monthrange
@@ -67,7 +68,20 @@ _CUED_BEFORE_YEAR = re.compile(
     r"\b(?i:published|posted|updated|last updated|date|created|written)\b:?\s*(?i:on\s+)?"
     r"(\d{1,2})([./-])(\d{1,2})\2\Z"
 )
-_BY = re.compile(r"^\s*(?:by|written by|posted by|author:?)\s+([^|•·,\n]{3,60})", re.I)
+_BY = re.compile(r"^\s*(?:by|written by|posted by|authored by|author)(?::\s*|\s+)([^|•·,\n]{3,60})", re.I)
+#: Dates inside an author element's text, to cut out (written out, ISO, slashed; with a time or
+#: a weekday next to them).
+_DATES_IN = re.compile(
+    r"(?i:\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+)?"
+    r"(?:\b\d{1,2}(?:st|nd|rd|th)?\s+[A-Za-z]{3,9}\.?,?\s+\d{4}|\b[A-Za-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
+    r"|\b\d{4}-\d{1,2}-\d{1,2}|\b\d{1,2}[./]\d{1,2}[./]\d{2,4})"
+    r"(?:,?\s+(?:at\s+)?\d{1,2}:\d\d(?::\d\d)?\s*(?i:am|pm)?)?"
+    r"|\b\d{1,3}\s*(?i:min(?:ute)?s?)(?:\s+(?i:read))?\b"  # "7 min read" beside the date
+    r"|@?\b\d{1,2}:\d\d(?::\d\d)?\s*(?i:am|pm)?"  # a time
+)
+#: What a byline puts between the name and the date it held ("BeauHD on", "Reyan PerumalPublished on").
+_TRAILING_LINK = re.compile(r"(?:\s+(?i:on|at|from)|(?i:updated|published|posted)(?:\s+(?i:on))?)\s*\Z")
+_NAME_SEPARATORS = " \t|•·,;:-\u2013\u2014/"
 _SEPARATORS = re.compile(r"\s+(?:[|\u2013\u2014•·»:]|-|::)\s+")  # bars, dashes, bullets, colons
 _DATE_META = (
     "article:published_time", "og:published_time", "datepublished", "date", "pubdate", "publishdate",
@@ -136,7 +150,8 @@ def _ld_items(texts: list[str]) -> list[dict[str, Any]]:
 
 def _name(value: Any) -> str:
     if isinstance(value, str):
-        return "" if value.startswith("http") else _clean(value)
+        # JSON-LD is JSON, but many sites write HTML-escaped text in it ("Maria &amp; Katerina").
+        return "" if value.startswith("http") else _clean(html.unescape(value))
     if isinstance(value, dict):
         return _name(value.get("name"))
     if isinstance(value, list):
@@ -196,6 +211,38 @@ _AUTHOR_KINDS: tuple[tuple[str, Callable[[_Node], bool]], ...] = (
     ("author", lambda x: "author" in (x.attrs.get("class") or "")),
 )
 _HOME = re.compile(r"^(?:(?:https?:)?//[^/]+)?/?(?:index\.\w+)?$")
+
+
+#: What a byline says before the name, alone in an element ("Posted by:", "Written By").
+_AUTHOR_LABELS = frozenset(
+    ("by", "posted by", "written by", "authored by", "author", "authors", "topic author", "article by")
+)
+
+
+def _author_text(text: str) -> str:
+    """The name in an author element's text, or ``""``.
+
+    Bylines often hold the date too: a box that holds only a date (and a time, a weekday, a
+    reading time: "August 28, 2025 · 5 min read") gives no name, so the next kind of author
+    markup is asked; a date beside a name is cut out when what remains has no digits
+    ("Andrew Gerrand 4 August 2010" → "Andrew Gerrand"). A leading "By" / "Posted by:" is
+    dropped, and a label alone ("Posted by:", "Topic Author") is no name either.
+    """
+    cut = _DATES_IN.sub(" ", text)
+    if cut != text:
+        rest = _clean(cut).strip(_NAME_SEPARATORS)
+        while (m := _TRAILING_LINK.search(rest)) and m.start():
+            rest = rest[: m.start()].strip(_NAME_SEPARATORS)
+        if not any(c.isalpha() for c in rest):
+            return ""
+        if not any(c.isdigit() for c in rest):
+            text = rest
+    m = _BY.match(text)
+    if m:
+        text = _clean(m.group(1))
+    if not 2 < len(text) <= 60 or text.rstrip(":").strip().lower() in _AUTHOR_LABELS:
+        return ""
+    return text
 
 
 def _is_logo(h1: _Node) -> bool:
@@ -303,11 +350,8 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
             hit = next((x for x in author_nodes if test(x)), None)
             if hit is None:
                 continue
-            text = _clean(hit.attrs.get("content") or hit.text(deep=True))
-            m = _BY.match(text)
-            if m:
-                text = _clean(m.group(1))
-            if 2 < len(text) <= 60:
+            text = _author_text(_clean(hit.attrs.get("content") or hit.text(deep=True)))
+            if text:
                 author, sources["author"] = text, f"markup:{kind}"
                 break
 
