@@ -165,7 +165,12 @@ def test_author_markup_falls_through_a_date_only_box() -> None:
     assert (meta.author, meta.sources.get("author")) == ("Ada Lovelace", "markup:author")
 
 
-def test_json_ld_names_are_unescaped() -> None:
+def test_json_ld_names_and_headlines_are_unescaped() -> None:
     page = """<head><script type="application/ld+json">{"@type": "Article",
     "author": {"@type": "Person", "name": "Maria &amp; Katerina"}}</script></head><body>x</body>"""
     assert extract_metadata(page).author == "Maria & Katerina"
+    page = """<head><script type="application/ld+json">{"@type": "Article",
+    "headline": "Full &#038; Part Time: What&#8217;s New"}</script></head><body><h1>Full &amp; Part Time:
+    What\u2019s New</h1></body>"""
+    meta = extract_metadata(page)
+    assert (meta.title, meta.sources["title"]) == ("Full & Part Time: What\u2019s New", "h1")

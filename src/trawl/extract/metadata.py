@@ -316,7 +316,10 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
     h1 = _clean(h1_node.text(deep=True)) if h1_node is not None else ""
     page_title = _clean(title_node.text(deep=True)) if title_node is not None else ""
     og = _clean(meta.get("og:title")) or _clean(meta.get("twitter:title"))
-    headline = next((_clean(str(x["headline"])) for x in ld if isinstance(x.get("headline"), str)), "")
+    # JSON-LD is JSON, but many sites write HTML-escaped text in it ("Full &#038; Part Time").
+    headline = next(
+        (_clean(html.unescape(x["headline"])) for x in ld if isinstance(x.get("headline"), str)), ""
+    )
     title = ""
     for candidate in (og, page_title, headline):
         if h1 and candidate and h1.lower() in candidate.lower() and len(h1) >= 4:
