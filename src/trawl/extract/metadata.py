@@ -409,13 +409,10 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
 
 
 def date_in_text(text: str) -> str:
-    """The first date written out in the opening of a page's text ("March 5, 2024", "5th May
-    2024"), or ``""``."""
-    return _first_date(text, 0, _TEXT_DATE_SPAN)
-
-
-def _first_date(text: str, lo: int, hi: int) -> str:
-    text = text[lo:hi]
+    """The first date in the opening of a page's text, or ``""``: written out ("March 5, 2024",
+    "5th May 2024"), ISO ("2024-03-05"), or numeric after a word that names it ("Updated:
+    10/31/2024", "Published 23.07.2025")."""
+    text = text[:_TEXT_DATE_SPAN]
     for year in _YEAR.finditer(text):
         at = year.start()
         if at and text[at - 1].isdigit():
