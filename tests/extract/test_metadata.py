@@ -156,6 +156,9 @@ def test_author_boxes_that_hold_a_date() -> None:
     assert _author_text("Posted by:Idle Cartulary") == "Idle Cartulary"
     assert _author_text("Byron Smith") == "Byron Smith"  # "By" only as a word
     assert _author_text("Grace Hopper") == "Grace Hopper"
+    # A long container is not cut, but its leading "By …" is read.
+    assert _author_text("By Ada Lovelace | " + "March 5, 2024 notes " * 50) == "Ada Lovelace"
+    assert _author_text("March 5, 2024 " * 50) == ""
 
 
 def test_author_markup_falls_through_a_date_only_box() -> None:

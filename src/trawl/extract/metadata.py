@@ -213,6 +213,9 @@ _AUTHOR_KINDS: tuple[tuple[str, Callable[[_Node], bool]], ...] = (
 _HOME = re.compile(r"^(?:(?:https?:)?//[^/]+)?/?(?:index\.\w+)?$")
 
 
+#: Author elements longer than this are not searched for dates to cut (a class holding "author"
+#: can be a whole article's container); a leading "By …" is still read.
+_AUTHOR_BOX_CHARS = 200
 #: What a byline says before the name, alone in an element ("Posted by:", "Written By").
 _AUTHOR_LABELS = frozenset(
     ("by", "posted by", "written by", "authored by", "author", "authors", "topic author", "article by")
@@ -228,7 +231,7 @@ def _author_text(text: str) -> str:
     ("Andrew Gerrand 4 August 2010" → "Andrew Gerrand"). A leading "By" / "Posted by:" is
     dropped, and a label alone ("Posted by:", "Topic Author") is no name either.
     """
-    cut = _DATES_IN.sub(" ", text)
+    cut = _DATES_IN.sub(" ", text) if len(text) <= _AUTHOR_BOX_CHARS else text
     if cut != text:
         rest = _clean(cut).strip(_NAME_SEPARATORS)
         while (m := _TRAILING_LINK.search(rest)) and m.start():
