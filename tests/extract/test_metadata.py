@@ -177,3 +177,15 @@ def test_json_ld_names_and_headlines_are_unescaped() -> None:
     What\u2019s New</h1></body>"""
     meta = extract_metadata(page)
     assert (meta.title, meta.sources["title"]) == ("Full & Part Time: What\u2019s New", "h1")
+
+
+def test_a_site_name_in_the_h1_is_cut() -> None:
+    page = """<head><title>Catering Tips | Cookshack</title><meta property="og:site_name" content="Cookshack">
+    </head><body><h1>Catering Tips | Cookshack</h1></body>"""
+    meta = extract_metadata(page)
+    assert (meta.title, meta.sources["title"]) == ("Catering Tips", "h1")
+    first = page.replace("Catering Tips | Cookshack", "Cookshack - Catering Tips")
+    assert extract_metadata(first).title == "Catering Tips"
+    # Only the site's own name is cut; another part stays.
+    other = page.replace("Cookshack</h1>", "Smokers</h1>").replace("| Cookshack</title>", "| Smokers</title>")
+    assert extract_metadata(other).title == "Catering Tips | Smokers"

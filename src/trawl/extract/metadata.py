@@ -248,6 +248,19 @@ def _author_text(text: str) -> str:
     return text
 
 
+def _without_site(title: str, site: str) -> str:
+    """``title`` without a first or last part that names the site ("Tips for Japan - Japan
+    Forum" with ``og:site_name`` "Japan Forum")."""
+    seps = list(_SEPARATORS.finditer(title)) if site else []
+    if seps:
+        key = site.lower()
+        if title[seps[-1].end() :].strip().lower() == key:
+            return title[: seps[-1].start()].strip()
+        if title[: seps[0].start()].strip().lower() == key:
+            return title[seps[0].end() :].strip()
+    return title
+
+
 def _is_logo(h1: _Node) -> bool:
     """An ``<h1>`` that only wraps a link to the site's home page: the site's logo or name, which
     many templates mark up as the first heading, not the page's title."""
@@ -323,10 +336,11 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
     headline = next(
         (_clean(html.unescape(x["headline"])) for x in ld if isinstance(x.get("headline"), str)), ""
     )
+    site = _clean(meta.get("og:site_name")) or _clean(meta.get("application-name"))
     title = ""
     for candidate in (og, page_title, headline):
         if h1 and candidate and h1.lower() in candidate.lower() and len(h1) >= 4:
-            title, sources["title"] = h1, "h1"
+            title, sources["title"] = _without_site(h1, site), "h1"
             break
     if not title:
         for candidate, where in ((headline, "json-ld"), (og, "og:title"), (page_title, "title"), (h1, "h1")):
