@@ -189,3 +189,17 @@ def test_a_site_name_in_the_h1_is_cut() -> None:
     # Only the site's own name is cut; another part stays.
     other = page.replace("Cookshack</h1>", "Smokers</h1>").replace("| Cookshack</title>", "| Smokers</title>")
     assert extract_metadata(other).title == "Catering Tips | Smokers"
+
+
+def test_a_person_in_the_byline_beats_an_organization_in_json_ld() -> None:
+    ld = """<script type="application/ld+json">{"@type": "Article", "author":
+    {"@type": "Organization", "name": "GlossGenius"}}</script>"""
+    page = f'<head>{ld}</head><body><span class="author">By Shauna Mitchell</span><p>x</p></body>'
+    meta = extract_metadata(page)
+    assert (meta.author, meta.sources["author"]) == ("Shauna Mitchell", "markup:author")
+    # With no person anywhere, the organization is the answer.
+    meta = extract_metadata(f"<head>{ld}</head><body><p>x</p></body>")
+    assert (meta.author, meta.sources["author"]) == ("GlossGenius", "json-ld")
+    # A numeric account id in a meta tag is no name.
+    page = f'<head>{ld}<meta property="article:author" content="262588213843476"></head><body>x</body>'
+    assert extract_metadata(page).author == "GlossGenius"

@@ -261,6 +261,13 @@ def _without_site(title: str, site: str) -> str:
     return title
 
 
+def _is_organization(value: Any) -> bool:
+    """Whether a JSON-LD author is an organization (every one of them, when a list)."""
+    if isinstance(value, list):
+        return bool(value) and all(_is_organization(v) for v in value)
+    return isinstance(value, dict) and "Organization" in str(value.get("@type", ""))
+
+
 def _is_logo(h1: _Node) -> bool:
     """An ``<h1>`` that only wraps a link to the site's home page: the site's logo or name, which
     many templates mark up as the first heading, not the page's title."""
@@ -352,16 +359,22 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
 
     # --- author
     author = ""
+    organization = ""  # a JSON-LD author that is an organization: the answer only if no person is
     for x in ld:
         if "author" in x or "creator" in x:
-            author = _name(x.get("author") or x.get("creator"))
+            value = x.get("author") or x.get("creator")
+            author = _name(value)
+            if author and _is_organization(value):
+                organization, author = organization or author, ""
+                continue
             if author:
                 sources["author"] = "json-ld"
                 break
     if not author:
         for key in _AUTHOR_META:
             value = _clean(meta.get(key))
-            if value and not value.startswith(("http", "@")):
+            # Not an address, a handle or a numeric account id ("223509017").
+            if value and not value.startswith(("http", "@")) and any(c.isalpha() for c in value):
                 author, sources["author"] = value, f"meta:{key}"
                 break
     if not author:
@@ -374,6 +387,8 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
             if text:
                 author, sources["author"] = text, f"markup:{kind}"
                 break
+    if not author and organization:
+        author, sources["author"] = organization, "json-ld"
 
     # --- date
     date = ""
