@@ -203,3 +203,8 @@ def test_a_person_in_the_byline_beats_an_organization_in_json_ld() -> None:
     # A numeric account id in a meta tag is no name.
     page = f'<head>{ld}<meta property="article:author" content="262588213843476"></head><body>x</body>'
     assert extract_metadata(page).author == "GlossGenius"
+
+
+def test_a_twitter_handle_is_not_an_author() -> None:
+    page = '<head><meta name="twitter:creator" content="MozDevNet"></head><body><p>x</p></body>'
+    assert extract_metadata(page).author == ""

@@ -52,14 +52,15 @@ def test_f1_and_metadata_do_not_regress(shared_data: Path) -> None:
 def test_metadata_without_the_url_does_not_regress(shared_data: Path) -> None:
     """Title, author and date from the page alone, on every page, scored as bench/extract.py
     scores them (words compared lower-cased; an author right when one name holds the other):
-    right where the truth has a value, and no date guessed too often where it has none (a date
-    on every page would pass the first check)."""
+    right where the truth has a value, and no date or author guessed too often where it has none
+    (a date on every page would pass the first check)."""
     from trawl.extract import extract_metadata
     from trawl.extract.evaluate import words
 
     root = shared_data / "extraction" / "wcxb-dev"
     right: dict[str, list[bool]] = defaultdict(list)
     given: list[bool] = []
+    named: list[bool] = []
     for path in sorted((root / "html").glob("*.html.gz")):
         truth = json.loads((root / "truth" / f"{path.name.split('.')[0]}.json").read_text(encoding="utf-8"))
         meta = extract_metadata(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"))
@@ -68,6 +69,8 @@ def test_metadata_without_the_url_does_not_regress(shared_data: Path) -> None:
         if truth.get("author"):
             ours, theirs = " ".join(words(meta.author)), " ".join(words(str(truth["author"])))
             right["author"].append(bool(ours) and (ours in theirs or theirs in ours))
+        else:
+            named.append(bool(meta.author))
         if truth.get("publish_date"):
             right["date"].append(meta.date == str(truth["publish_date"])[:10])
         else:
@@ -79,6 +82,9 @@ def test_metadata_without_the_url_does_not_regress(shared_data: Path) -> None:
     guessed = sum(given) / len(given)
     most = pins["dates_where_none_at_most"]
     assert guessed <= most, f"a date on {guessed:.4f} of undated pages > pinned {most}"
+    guessed = sum(named) / len(named)
+    most = pins["authors_where_none_at_most"]
+    assert guessed <= most, f"an author on {guessed:.4f} of pages without one > pinned {most}"
 
 
 if __name__ == "__main__":  # print the figures to pin
