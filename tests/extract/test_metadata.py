@@ -208,3 +208,13 @@ def test_a_person_in_the_byline_beats_an_organization_in_json_ld() -> None:
 def test_a_twitter_handle_is_not_an_author() -> None:
     page = '<head><meta name="twitter:creator" content="MozDevNet"></head><body><p>x</p></body>'
     assert extract_metadata(page).author == ""
+
+
+def test_labels_placeholders_and_default_accounts_are_not_authors() -> None:
+    form = '<body><p class="comment-form-author"><label>Name *</label></p><p>x</p></body>'
+    assert extract_metadata(form).author == ""
+    ld = '<head><script type="application/ld+json">{"@type": "Article", "author": "undefined"}</script>'
+    assert extract_metadata(ld + '<meta name="author" content="admin"></head><body>x</body>').author == ""
+    # The next source is asked.
+    page = ld + '<meta name="author" content="Ada Lovelace"></head><body>x</body>'
+    assert extract_metadata(page).author == "Ada Lovelace"

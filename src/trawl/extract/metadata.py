@@ -218,10 +218,18 @@ _HOME = re.compile(r"^(?:(?:https?:)?//[^/]+)?/?(?:index\.\w+)?$")
 #: Author elements longer than this are not searched for dates to cut (a class holding "author"
 #: can be a whole article's container); a leading "By …" is still read.
 _AUTHOR_BOX_CHARS = 200
-#: What a byline says before the name, alone in an element ("Posted by:", "Written By").
+#: What a byline says before the name, alone in an element ("Posted by:", "Written By"); a
+#: comment form's field label ("Name *"); placeholders and default accounts, from any source.
 _AUTHOR_LABELS = frozenset(
-    ("by", "posted by", "written by", "authored by", "author", "authors", "topic author", "article by")
-)
+    ("by", "posted by", "written by", "authored by", "author", "authors", "topic author", "article by",
+     "name", "your name", "undefined", "null", "none", "n/a", "admin", "administrator", "webmaster")
+)  # fmt: skip
+
+
+def _no_name(text: str) -> bool:
+    """Whether an author candidate is a label, a placeholder or a default account (see
+    :data:`_AUTHOR_LABELS`; a required-field star and a colon ignored)."""
+    return text.rstrip("*: ").strip().lower() in _AUTHOR_LABELS
 
 
 def _author_text(text: str) -> str:
@@ -245,7 +253,7 @@ def _author_text(text: str) -> str:
     m = _BY.match(text)
     if m:
         text = _clean(m.group(1))
-    if not 2 < len(text) <= 60 or text.rstrip(":").strip().lower() in _AUTHOR_LABELS:
+    if not 2 < len(text) <= 60 or _no_name(text):
         return ""
     return text
 
@@ -366,6 +374,8 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         if "author" in x or "creator" in x:
             value = x.get("author") or x.get("creator")
             author = _name(value)
+            if _no_name(author):
+                author = ""
             if author and _is_organization(value):
                 organization, author = organization or author, ""
                 continue
@@ -376,7 +386,8 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         for key in _AUTHOR_META:
             value = _clean(meta.get(key))
             # Not an address, a handle or a numeric account id ("223509017").
-            if value and not value.startswith(("http", "@")) and any(c.isalpha() for c in value):
+            usable = value and not value.startswith(("http", "@")) and any(c.isalpha() for c in value)
+            if usable and not _no_name(value):
                 author, sources["author"] = value, f"meta:{key}"
                 break
     if not author:
