@@ -106,16 +106,20 @@ def _valid(y: int, m: int, d: int) -> bool:
     return 1990 <= y <= 2100 and 1 <= m <= 12 and 1 <= d <= monthrange(y, m)[1]
 
 
+def _ymd(y: int, m: int, d: int) -> str:
+    """``YYYY-MM-DD``, or ``""`` when it is not a date (see :func:`_valid`)."""
+    return f"{y:04d}-{m:02d}-{d:02d}" if _valid(y, m, d) else ""
+
+
 def normalize_date(value: str | None) -> str:
     """``YYYY-MM-DD`` from an ISO, slashed or written-out date, or ``""``."""
     if not value:
         return ""
     for rx in (_ISO, _SLASHED):
         m = rx.search(value)
-        if m:
-            y, mo, d = (int(g) for g in m.groups())
-            if _valid(y, mo, d):
-                return f"{y:04d}-{mo:02d}-{d:02d}"
+        date = _ymd(*(int(g) for g in m.groups())) if m else ""
+        if date:
+            return date
     m = _TEXT_DATE.search(value)
     if m:
         if m.group(1):
@@ -123,8 +127,8 @@ def normalize_date(value: str | None) -> str:
         else:
             mon, d, y = m.group(4), int(m.group(5)), int(m.group(6))
         month = _MONTHS.get(mon.lower())
-        if month and _valid(y, month, d):
-            return f"{y:04d}-{month:02d}-{d:02d}"
+        if month:
+            return _ymd(y, month, d)
     return ""
 
 
@@ -434,8 +438,8 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         # slashes and all: "%2Farticles%2F2025-12-15%2B...").
         for where, address in (("url", url), ("og:url", meta.get("og:url"))):
             m = _URL_DATE.search(unquote(address)) if address else None
-            if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
-                date = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            date = _ymd(*(int(g) for g in m.groups())) if m else ""
+            if date:
                 sources["date"] = where
                 break
     if not date and text_date and tree.body is not None:
@@ -468,16 +472,16 @@ def date_in_text(text: str) -> str:
             if date:
                 return date
         m = _ISO_AT.match(text, at)
-        if m and _valid(int(m.group(1)), int(m.group(2)), int(m.group(3))):
-            return f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
+        date = _ymd(*(int(g) for g in m.groups())) if m else ""
+        if date:
+            return date
         m = _CUED_BEFORE_YEAR.search(text, max(0, at - 40), at)
         if m:
             y, a, b = int(year.group()), int(m.group(1)), int(m.group(3))
             # Dots are day first; slashes and dashes month first where that is a date.
-            month_first = m.group(2) != "." and _valid(y, a, b)
-            if month_first or _valid(y, b, a):
-                mo, d = (a, b) if month_first else (b, a)
-                return f"{y:04d}-{mo:02d}-{d:02d}"
+            date = (m.group(2) != "." and _ymd(y, a, b)) or _ymd(y, b, a)
+            if date:
+                return date
     return ""
 
 
