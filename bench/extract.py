@@ -449,6 +449,15 @@ def _table(
     return lines, counts
 
 
+def run_method(name: str, fn: Callable[[str], str], num: str, html: str) -> str:
+    """``fn(html)``; a method crashing on a page scores 0 there (reported, and "" returned)."""
+    try:
+        return fn(html)
+    except Exception as exc:
+        print(f"  {name} failed on {num}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return ""
+
+
 def evaluate(args: argparse.Namespace) -> int:
     pages = load(args.quick, args.split)
     chosen = methods(args.methods.split(","))
@@ -458,11 +467,7 @@ def evaluate(args: argparse.Namespace) -> int:
         gold = truth.get("main_content") or ""
         for name, fn in chosen.items():
             t0 = time.process_time()
-            try:
-                text = fn(html)
-            except Exception as exc:  # a peer crashing on a page scores 0 there
-                print(f"  {name} failed on {num}: {type(exc).__name__}: {exc}", file=sys.stderr)
-                text = ""
+            text = run_method(name, fn, num, html)
             cpu = time.process_time() - t0
             rows[name].append((num, truth["page_type"], word_score(text, gold), cpu))
     lines, counts = _table(chosen, rows)

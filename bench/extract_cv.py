@@ -146,8 +146,10 @@ def run(args: argparse.Namespace) -> None:
     t_feat = time.time() - t0
     seeds = args.seeds.split(",") if args.seeds else [args.seed]
     runs = []
-    for seed in seeds:
-        results = cross_validate(args, recs, X1s, seed)
+    for i, seed in enumerate(seeds):
+        # The first seed's diagnostics at --diag, the others' beside it.
+        diag_path = args.diag if not args.diag or i == 0 else f"{args.diag}.{seed}"
+        results = cross_validate(args, recs, X1s, seed, diag_path)
         runs.append(results)
         if len(seeds) > 1:
             print(f"seed {seed!r}: " + _row(recs, results)[1])
@@ -207,11 +209,7 @@ def peer_scores(peer: str, split: str) -> dict[str, float]:
     t0 = time.time()
     pages = bench.load(None, split)
     for n, (num, html, truth) in enumerate(pages, 1):
-        try:
-            text = fn(html)
-        except Exception:  # a peer crashing on a page scores 0 there, as in bench/extract.py
-            text = ""
-        out[num] = word_score(text, truth.get("main_content") or "").f1
+        out[num] = word_score(bench.run_method(peer, fn, num, html), truth.get("main_content") or "").f1
         if n % 200 == 0:
             print(f"  {peer}: {n}/{len(pages)} pages, {time.time() - t0:.0f}s", file=sys.stderr)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -265,9 +263,10 @@ def site_interval(
 
 
 def cross_validate(
-    args: argparse.Namespace, recs: list[dict], X1s: list, seed: str
+    args: argparse.Namespace, recs: list[dict], X1s: list, seed: str, diag_path: str = ""
 ) -> dict[str, tuple[float, float, float]]:
-    """Per page, P / R / F1 from models fitted on the other folds' sites (folds by ``seed``)."""
+    """Per page, P / R / F1 from models fitted on the other folds' sites (folds by ``seed``);
+    with ``diag_path``, each held-out page's blocks and probabilities are pickled there."""
     from trawl.extract import dom
     from trawl.extract.features import stage2_matrix
 
@@ -361,7 +360,7 @@ def cross_validate(
                 pr = sigmoid(x3 @ b3).tolist()
             kept = select(page, pr, cont, best[1], threshold_main=best_main[1], threshold_outside=best_out[1])
             results[recs[i]["num"]] = recs[i]["scorer"].score(page, kept)
-            if args.diag:
+            if diag_path:
                 keptset = {b.index for b in kept}
                 diag.append(
                     (
@@ -382,12 +381,8 @@ def cross_validate(
                         ],
                     )
                 )
-    if args.diag:
-        Path(
-            args.diag
-            if seed == (args.seeds.split(",")[0] if args.seeds else args.seed)
-            else f"{args.diag}.{seed}"
-        ).write_bytes(pickle.dumps(diag))
+    if diag_path:
+        Path(diag_path).write_bytes(pickle.dumps(diag))
     return results
 
 
