@@ -198,6 +198,10 @@ def _out_of_fold(xs: list[Any], ys: list[Any], ws: list[Any], sites: list[str]) 
     return out
 
 
+#: The scales of the page's own bar tried by ``train`` and extract_cv (dom.select_index).
+PAGE_BAR_SCALES = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5)
+
+
 def _fitted_pages(split: str, n: int) -> str:
     if split == "all":
         return f"all {n} WCXB dev pages"
@@ -256,13 +260,21 @@ def train(args: argparse.Namespace) -> int:
 
     probs = list(1 / (1 + np.exp(-(X2 @ b2))))
 
-    def mean_f1(thr: float, thr_main: float | None, thr_out: float | None = None) -> float:
+    def mean_f1(
+        thr: float, thr_main: float | None, thr_out: float | None = None, scale: float | None = None
+    ) -> float:
         k = 0
         scores = []
         for (_, page, _, truth), cont in zip(parsed, containers, strict=True):
             n = len(page.blocks)
             kept = select(
-                page, probs[k : k + n], cont, thr, threshold_main=thr_main, threshold_outside=thr_out
+                page,
+                probs[k : k + n],
+                cont,
+                thr,
+                threshold_main=thr_main,
+                threshold_outside=thr_out,
+                page_bar_scale=scale,
             )
             k += n
             scores.append(word_score(render(page, kept), truth.get("main_content") or ""))
@@ -285,10 +297,17 @@ def train(args: argparse.Namespace) -> int:
         f1 = mean_f1(best[1], best_main[1], thr_out)
         if f1 > best_out[0]:
             best_out = (f1, thr_out)
+    # And the page's own bar: min(threshold, scale x half its best expected F1), see dom.select.
+    best_scale: tuple[float, float | None] = (best_out[0], None)
+    for scale in PAGE_BAR_SCALES:
+        f1 = mean_f1(best[1], best_main[1], best_out[1], scale)
+        if f1 > best_scale[0]:
+            best_scale = (f1, scale)
     print(
         f"train mean F1 {best[0]:.4f} at threshold {best[1]:.3f}; "
         f"{best_main[0]:.4f} with {best_main[1]:.3f} inside the container; "
-        f"{best_out[0]:.4f} keeping blocks outside it from {best_out[1]:.3f}"
+        f"{best_out[0]:.4f} keeping blocks outside it from {best_out[1]:.3f}; "
+        f"{best_scale[0]:.4f} with the page's own bar at {best_scale[1]} x half its expected F1"
     )
     out = ROOT / "src" / "trawl" / "extract" / "_weights.py"
     w2 = {n: round(float(v), 5) for n, v in zip(STAGE2_NAMES + STAGE1_NAMES, b2, strict=True)}
@@ -296,13 +315,16 @@ def train(args: argparse.Namespace) -> int:
         '"""Weights of stage 2 of the DOM block classifier, written by ``python bench/extract.py train``.\n\n'
         f"Fitted on {_fitted_pages(split, len(pages))}; do not edit.\n"
         "Stage 1 is the tree ensemble in ``_forest.py``.\n"
-        '"""\n\n__all__ = ["FITTED_ON", "STAGE2", "THRESHOLD", "THRESHOLD_MAIN", "THRESHOLD_OUTSIDE"]\n\n'
+        '"""\n\n__all__ = [\n    "FITTED_ON",\n    "PAGE_BAR_SCALE",\n    "STAGE2",\n    "THRESHOLD",\n'
+        '    "THRESHOLD_MAIN",\n    "THRESHOLD_OUTSIDE",\n]\n\n'
         "#: The WCXB dev pages of the fit: all, or the train split (numbers not a multiple of 3).\n"
         f'FITTED_ON = "{split}"\n\n'
         f"STAGE2: dict[str, float] = {_literal(w2)}\n\n"
         f"THRESHOLD = {best[1]:.3f}\n"
         f"THRESHOLD_MAIN = {best_main[1]:.3f}\n"
-        f"THRESHOLD_OUTSIDE = {best_out[1]:.3f}\n",
+        f"THRESHOLD_OUTSIDE = {best_out[1]:.3f}\n"
+        "#: dom.select_index's page_bar_scale (None: the page's own bar is not used).\n"
+        f"PAGE_BAR_SCALE: float | None = {best_scale[1]}\n",
         encoding="utf-8",
     )
     print(f"wrote {out}")

@@ -10,6 +10,9 @@ Usage::
     python bench/extract_cv.py --seeds ,b,c,d,e --compare trafilatura,resiliparse
         # five fold assignments, each page's scores averaged over them; then per page type the
         # difference with each peer and a 95% interval from a bootstrap over whole sites
+    python bench/extract_cv.py --seeds ,b,c,d,e --no-page-bar --dump bench/out/before.txt
+    python bench/extract_cv.py --seeds ,b,c,d,e --against bench/out/before.txt
+        # a change against the code before it, page by page, with the same site intervals
 
 Each page is scored by a model fitted on other sites' pages, so the figures are those of pages of
 unseen sites; the shipped model (fitted on all pages) was chosen this way.
@@ -167,6 +170,8 @@ def run(args: argparse.Namespace) -> None:
         )
     for peer in filter(None, args.compare.split(",")):
         compare(recs, results, peer, args.split)
+    if args.against:
+        against(recs, results, args.against)
 
 
 def _row(recs: list[dict], results: dict[str, tuple[float, float, float]]) -> tuple[str, str]:
@@ -239,6 +244,37 @@ def compare(recs: list[dict], results: dict[str, tuple[float, float, float]], pe
         print(
             f"| {kind} | {len(chosen)} | {len(sites)} | {ours:.4f} | {peer_mean:.4f} "
             f"| {ours - peer_mean:+.4f} | [{lo:+.4f}, {hi:+.4f}] |"
+        )
+
+
+def against(recs: list[dict], results: dict[str, tuple[float, float, float]], path: str) -> None:
+    """This run's F1 on pages of unseen sites against an earlier run's (``--dump`` file), page by
+    page: per type the mean difference, its 95% site-bootstrap interval, and how many pages
+    gained or lost more than 0.001."""
+    before = {}
+    for line in Path(path).read_text().splitlines():
+        num, *scores = line.split()
+        before[num] = float(scores[2])
+    missing = [r["num"] for r in recs if r["num"] not in before]
+    if missing:
+        raise SystemExit(
+            f"{path} lacks {len(missing)} of this run's pages (e.g. {missing[0]}): another --split?"
+        )
+    rng = np.random.default_rng(20261201)
+    print(f"\nthis run against {path}: mean F1 per page; a 95% interval for the difference from 5,000")
+    print("bootstrap draws of whole sites\n")
+    print("| pages | n | before | now | difference | 95% interval | pages up / down |")
+    print("|---|---:|---:|---:|---:|---|---|")
+    for kind in ["all", *sorted({r["type"] for r in recs})]:
+        chosen = [r for r in recs if kind in ("all", r["type"])]
+        sites = sorted({r["site"] for r in chosen})
+        site_of = {s: i for i, s in enumerate(sites)}
+        diff = np.array([results[r["num"]][2] - before[r["num"]] for r in chosen])
+        lo, hi = site_interval(diff, [site_of[r["site"]] for r in chosen], len(sites), rng)
+        old = np.mean([before[r["num"]] for r in chosen])
+        print(
+            f"| {kind} | {len(chosen)} | {old:.4f} | {old + diff.mean():.4f} | {diff.mean():+.4f} "
+            f"| [{lo:+.4f}, {hi:+.4f}] | {(diff > 0.001).sum()} / {(diff < -0.001).sum()} |"
         )
 
 
@@ -321,11 +357,19 @@ def cross_validate(
         else:
             probs = {i: sigmoid(s2[i][0] @ b2).tolist() for i in tr}
 
-        def mean_f1(idx, pr, conts, thr, thr_main, thr_out=None):
+        def mean_f1(idx, pr, conts, thr, thr_main, thr_out=None, scale=None):
             tot = 0.0
             for i in idx:
                 page = recs[i]["page"]
-                kept = select(page, pr[i], conts[i], thr, threshold_main=thr_main, threshold_outside=thr_out)
+                kept = select(
+                    page,
+                    pr[i],
+                    conts[i],
+                    thr,
+                    threshold_main=thr_main,
+                    threshold_outside=thr_out,
+                    page_bar_scale=scale,
+                )
                 tot += recs[i]["scorer"].score(page, kept)[2]
             return tot / len(idx)
 
@@ -345,9 +389,14 @@ def cross_validate(
             v = mean_f1(tr, probs, conts, best[1], best_main[1], to)
             if v > best_out[0]:
                 best_out = (v, to)
+        best_scale: tuple[float, float | None] = (best_out[0], None)
+        for scale in bench.PAGE_BAR_SCALES if args.page_bar else ():
+            v = mean_f1(tr, probs, conts, best[1], best_main[1], best_out[1], scale)
+            if v > best_scale[0]:
+                best_scale = (v, scale)
         if args.verbose:
             print(f"fold {f}: thr {best[1]:.3f} main {best_main[1]:.3f} out {best_out[1]:.3f}", end=" ")
-            print(f"train {best_out[0]:.4f}")
+            print(f"page bar {best_scale[1]} train {best_scale[0]:.4f}")
         for i in te:
             page = recs[i]["page"]
             if X1s[i] is None:
@@ -358,7 +407,15 @@ def cross_validate(
             if args.stage3:
                 x3, cont = stage3(i, x2)
                 pr = sigmoid(x3 @ b3).tolist()
-            kept = select(page, pr, cont, best[1], threshold_main=best_main[1], threshold_outside=best_out[1])
+            kept = select(
+                page,
+                pr,
+                cont,
+                best[1],
+                threshold_main=best_main[1],
+                threshold_outside=best_out[1],
+                page_bar_scale=best_scale[1],
+            )
             results[recs[i]["num"]] = recs[i]["scorer"].score(page, kept)
             if diag_path:
                 keptset = {b.index for b in kept}
@@ -403,8 +460,20 @@ def main() -> None:
     ap.add_argument(
         "--compare", default="", help="peers (trafilatura,resiliparse…): differences per type, intervals"
     )
+    ap.add_argument(
+        "--against",
+        default="",
+        metavar="DUMP",
+        help="an earlier run's --dump file: the paired difference, per type",
+    )
     ap.add_argument("--split", default="all", choices=["all", "train"], help="the pages cross-validated")
     ap.add_argument("--stage1", default="forest", choices=["forest", "logit"], help="stage-1 model")
+    ap.add_argument(
+        "--no-page-bar",
+        dest="page_bar",
+        action="store_false",
+        help="no per-page bar (dom.select_index's page_bar_scale), as before the eleventh session",
+    )
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if args.command == "cache":

@@ -58,3 +58,26 @@ def test_bad_site_indices_are_refused(cv: ModuleType) -> None:
         cv.site_interval([0.1, 0.2], [0, 0], 2, rng)  # site 1 has no pages
     with pytest.raises(ValueError, match="site"):
         cv.site_interval([], [], 1, rng)
+
+
+def test_a_run_against_an_earlier_dump(
+    cv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--against: per type the paired difference, and the pages that moved; a dump that lacks
+    pages of this run is refused."""
+    recs = [{"num": f"{i:04d}", "type": "a" if i < 6 else "b", "site": f"s{i % 4}"} for i in range(10)]
+    before = tmp_path / "before.txt"
+    before.write_text("\n".join(f"{r['num']} 0.5 0.5 0.5000" for r in recs))
+    now = {r["num"]: (0.6, 0.6, 0.6 if r["type"] == "a" else 0.5) for r in recs}
+    cv.against(recs, now, str(before))
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("| ")
+    }
+    assert "+0.0600" in rows["all"] and "| 6 / 0 |" in rows["all"]
+    assert "| 0.5000 | 0.6000 | +0.1000 | [+0.1000, +0.1000] | 6 / 0 |" in rows["a"]
+    assert "| +0.0000 |" in rows["b"] and "| 0 / 0 |" in rows["b"]
+    before.write_text("0000 0.5 0.5 0.5")
+    with pytest.raises(SystemExit, match="lacks 9"):
+        cv.against(recs, now, str(before))

@@ -49,6 +49,31 @@ def test_f1_and_metadata_do_not_regress(shared_data: Path) -> None:
         assert got >= pinned, f"{kind} accuracy {got:.4f} < pinned {pinned}"
 
 
+def test_f1_on_every_page_type_does_not_regress(shared_data: Path) -> None:
+    """Mean word F1 of ``extract`` on all 1,337 pages, overall and per page type (the first 200
+    pages above hold one product page and no collection or documentation page). The shipped
+    classifier was fitted on these pages, so this pins what it does, not what it would do on
+    unseen sites (``bench/extract_cv.py`` estimates that); every pin is above trafilatura's F1 on
+    the same pages (bench/README.md)."""
+    root = shared_data / "extraction" / "wcxb-dev"
+    by_type = defaultdict(list)
+    everything = []
+    for path in sorted((root / "html").glob("*.html.gz")):
+        truth = json.loads((root / "truth" / f"{path.name.split('.')[0]}.json").read_text(encoding="utf-8"))
+        ex = extract(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"), truth.get("url"))
+        score = word_score(ex.text, truth.get("main_content") or "")
+        by_type[truth["page_type"]].append(score)
+        everything.append(score)
+    pins = PINS["all_pages"]
+    assert len(everything) == pins["pages"]
+    f1 = mean_scores(everything).f1
+    assert f1 >= pins["f1"], f"mean F1 {f1:.4f} < pinned {pins['f1']}"
+    assert set(pins["f1_by_type"]) == set(by_type)
+    for kind, pinned in pins["f1_by_type"].items():
+        got = mean_scores(by_type[kind]).f1
+        assert got >= pinned, f"{kind}: mean F1 {got:.4f} < pinned {pinned}"
+
+
 def test_metadata_without_the_url_does_not_regress(shared_data: Path) -> None:
     """Title, author and date from the page alone, on every page, scored as bench/extract.py
     scores them (words compared lower-cased; an author right when one name holds the other):

@@ -4,7 +4,14 @@ Fitted on all 1337 WCXB dev pages; do not edit.
 Stage 1 is the tree ensemble in ``_forest.py``.
 """
 
-__all__ = ["FITTED_ON", "STAGE2", "THRESHOLD", "THRESHOLD_MAIN", "THRESHOLD_OUTSIDE"]
+__all__ = [
+    "FITTED_ON",
+    "PAGE_BAR_SCALE",
+    "STAGE2",
+    "THRESHOLD",
+    "THRESHOLD_MAIN",
+    "THRESHOLD_OUTSIDE",
+]
 
 #: The WCXB dev pages of the fit: all, or the train split (numbers not a multiple of 3).
 FITTED_ON = "all"
@@ -125,3 +132,5 @@ STAGE2: dict[str, float] = {
 THRESHOLD = 0.350
 THRESHOLD_MAIN = 0.525
 THRESHOLD_OUTSIDE = 0.700
+#: dom.select_index's page_bar_scale (None: the page's own bar is not used).
+PAGE_BAR_SCALE: float | None = 1.0

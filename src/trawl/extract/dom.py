@@ -26,7 +26,16 @@ from trawl.extract.features import (
 )
 from trawl.extract.forest import Forest
 
-__all__ = ["Classified", "blocks_at", "classify_blocks", "render", "render_index", "select", "select_index"]
+__all__ = [
+    "Classified",
+    "blocks_at",
+    "classify_blocks",
+    "expected_f1_bar",
+    "render",
+    "render_index",
+    "select",
+    "select_index",
+]
 
 _STAGE1 = Forest.from_module(_forest, STAGE1_NAMES)
 _W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
@@ -93,8 +102,29 @@ def select(
     page: PageBlocks, probs: Any, container: int, threshold: float, **thresholds: float | None
 ) -> list[Block]:
     """The blocks :func:`select_index` keeps, as :class:`Block` objects (``thresholds``:
-    ``threshold_main``, ``threshold_outside``)."""
+    ``threshold_main``, ``threshold_outside``, ``page_bar_scale``)."""
     return blocks_at(page, select_index(page, probs, container, threshold, **thresholds))
+
+
+def expected_f1_bar(probs: Any, words: Any) -> float:
+    """Half the best expected word F1 a page's block probabilities promise: the bar a block's
+    probability must reach to be kept if the page's expected F1 is to be as high as it can be.
+
+    Taking ``probs`` as calibrated and the blocks as independent, keeping the set S expects
+    ``2 Σ_S p·w / (Σ_S w + Σ_all p·w)`` (true words over kept plus true words, ``w`` a block's
+    words); the best S holds the most probable blocks, and every block of it has a probability
+    of at least half that best F1 (Lipton, Elkan & Naryanaswamy 2014, "Optimal thresholding of
+    classifiers to maximize F1 measure"). 0.5 where no block has any probability or words.
+    """
+    p = np.asarray(probs, dtype=np.float64)
+    w = np.asarray(words, dtype=np.float64)
+    order = np.argsort(-p)  # ties: any order gives the same prefix sums at the tie's end
+    true_words = np.cumsum(p[order] * w[order])
+    if not len(p) or true_words[-1] <= 0.0:
+        return 0.5
+    kept_words = np.cumsum(w[order])
+    kept_words += true_words[-1]
+    return float((true_words / kept_words).max())  # 2·TP / (kept + true), halved
 
 
 def select_index(
@@ -105,9 +135,16 @@ def select_index(
     *,
     threshold_main: float | None = None,
     threshold_outside: float | None = None,
+    page_bar_scale: float | None = None,
 ) -> list[int]:
     """The blocks to keep, as indices (``probs``: per block, a list or array): at or above
     ``threshold``, inside the container, each text once.
+
+    With ``page_bar_scale`` (λ), a page whose blocks promise little lowers its bar: the
+    threshold becomes ``min(threshold, λ · expected_f1_bar(probs, words))`` and
+    ``threshold_main`` moves down with it. On a page the classifier is unsure of, the global
+    threshold (fitted for the typical page) drops blocks that the page's own best expected F1
+    would keep; a page it is sure of keeps the global threshold (raising it there was no better).
 
     Blocks outside the content container are dropped when the container holds at least half of
     the kept words (a page with one main region); the blocks inside it must then reach
@@ -119,8 +156,14 @@ def select_index(
     version, a "Share" line above and below) is kept once.
     """
     p = np.asarray(probs, dtype=np.float64)
-    keep = p >= threshold
     words = page.words
+    if page_bar_scale is not None:
+        bar = page_bar_scale * expected_f1_bar(p, words)
+        if bar < threshold:
+            if threshold_main is not None:
+                threshold_main -= threshold - bar
+            threshold = bar
+    keep = p >= threshold
     if container > 0 and keep.any():
         inside = inside_container(page, container)
         if 2 * int(words[keep & inside].sum()) >= int(words[keep].sum()):
@@ -149,6 +192,7 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     thr = _weights.THRESHOLD if threshold is None else threshold
     thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
     thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
+    bar_scale = getattr(_weights, "PAGE_BAR_SCALE", None) if threshold is None else None
     if not page.texts:
         return Classified([], [], 0, 0.0, 0, page)
     x1 = stage1_matrix(page)
@@ -157,7 +201,9 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     # einsum, not ``@``: a few hundred rows are not worth waking BLAS's threads, whose spinning
     # afterwards costs more CPU than the product.
     p2 = _sigmoid(np.einsum("ij,j->i", x2, _W2_STAGE2) + np.einsum("ij,j->i", x1, _W2_STAGE1))
-    index = select_index(page, p2, best, thr, threshold_main=thr_main, threshold_outside=thr_out)
+    index = select_index(
+        page, p2, best, thr, threshold_main=thr_main, threshold_outside=thr_out, page_bar_scale=bar_scale
+    )
     w = page.words[index]
     words = int(w.sum())
     score = float(np.dot(p2[index], w)) / words if words else 0.0
