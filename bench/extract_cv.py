@@ -222,28 +222,35 @@ def peer_scores(peer: str, split: str) -> dict[str, float]:
     return out
 
 
+def paired_rows(recs: list[dict], ours: dict[str, float], theirs: dict[str, float]) -> list[tuple[Any, ...]]:
+    """Per page type ("all" first): (type, pages, sites, our mean, their mean, the per-page
+    differences, and a 95% interval for their mean from 5,000 bootstrap draws of whole sites: a
+    site's pages share their template, so they are not independent draws)."""
+    rng = np.random.default_rng(20261201)
+    rows = []
+    for kind in ["all", *sorted({r["type"] for r in recs})]:
+        chosen = [r for r in recs if kind in ("all", r["type"])]
+        sites = sorted({r["site"] for r in chosen})
+        site_of = {s: i for i, s in enumerate(sites)}
+        diff = np.array([ours[r["num"]] - theirs[r["num"]] for r in chosen])
+        lo, hi = site_interval(diff, [site_of[r["site"]] for r in chosen], len(sites), rng)
+        mine, other = (float(np.mean([f[r["num"]] for r in chosen])) for f in (ours, theirs))
+        rows.append((kind, len(chosen), len(sites), mine, other, diff, lo, hi))
+    return rows
+
+
 def compare(recs: list[dict], results: dict[str, tuple[float, float, float]], peer: str, split: str) -> None:
     """trawl's F1 on pages of unseen sites against a peer's, per page type, with a 95% interval
-    for the difference from a bootstrap that resamples whole sites (a site's pages share their
-    template, so they are not independent draws)."""
-    theirs = peer_scores(peer, split)
-    rng = np.random.default_rng(20261201)
-    types = sorted({r["type"] for r in recs})
+    for the difference from a bootstrap that resamples whole sites."""
+    ours = {k: v[2] for k, v in results.items()}
     print(f"\ntrawl (unseen sites) against {peer}: mean F1 per page; a 95% interval for the difference")
     print("from 5,000 bootstrap draws of whole sites\n")
     print(f"| pages | n | sites | trawl | {peer} | difference | 95% interval |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    for kind in ["all", *types]:
-        chosen = [r for r in recs if kind in ("all", r["type"])]
-        sites = sorted({r["site"] for r in chosen})
-        site_of = {s: i for i, s in enumerate(sites)}
-        diff = np.array([results[r["num"]][2] - theirs[r["num"]] for r in chosen])
-        ours = np.mean([results[r["num"]][2] for r in chosen])
-        peer_mean = np.mean([theirs[r["num"]] for r in chosen])
-        lo, hi = site_interval(diff, [site_of[r["site"]] for r in chosen], len(sites), rng)
+    for kind, n, n_sites, mine, other, _, lo, hi in paired_rows(recs, ours, peer_scores(peer, split)):
         print(
-            f"| {kind} | {len(chosen)} | {len(sites)} | {ours:.4f} | {peer_mean:.4f} "
-            f"| {ours - peer_mean:+.4f} | [{lo:+.4f}, {hi:+.4f}] |"
+            f"| {kind} | {n} | {n_sites} | {mine:.4f} | {other:.4f} | {mine - other:+.4f} "
+            f"| [{lo:+.4f}, {hi:+.4f}] |"
         )
 
 
@@ -260,20 +267,14 @@ def against(recs: list[dict], results: dict[str, tuple[float, float, float]], pa
         raise SystemExit(
             f"{path} lacks {len(missing)} of this run's pages (e.g. {missing[0]}): another --split?"
         )
-    rng = np.random.default_rng(20261201)
+    ours = {k: v[2] for k, v in results.items()}
     print(f"\nthis run against {path}: mean F1 per page; a 95% interval for the difference from 5,000")
     print("bootstrap draws of whole sites\n")
     print("| pages | n | before | now | difference | 95% interval | pages up / down |")
     print("|---|---:|---:|---:|---:|---|---|")
-    for kind in ["all", *sorted({r["type"] for r in recs})]:
-        chosen = [r for r in recs if kind in ("all", r["type"])]
-        sites = sorted({r["site"] for r in chosen})
-        site_of = {s: i for i, s in enumerate(sites)}
-        diff = np.array([results[r["num"]][2] - before[r["num"]] for r in chosen])
-        lo, hi = site_interval(diff, [site_of[r["site"]] for r in chosen], len(sites), rng)
-        old = np.mean([before[r["num"]] for r in chosen])
+    for kind, n, _, mine, old, diff, lo, hi in paired_rows(recs, ours, before):
         print(
-            f"| {kind} | {len(chosen)} | {old:.4f} | {old + diff.mean():.4f} | {diff.mean():+.4f} "
+            f"| {kind} | {n} | {old:.4f} | {mine:.4f} | {mine - old:+.4f} "
             f"| [{lo:+.4f}, {hi:+.4f}] | {(diff > 0.001).sum()} / {(diff < -0.001).sum()} |"
         )
 
