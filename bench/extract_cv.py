@@ -128,6 +128,17 @@ class Scorer:
         return self.f1_ids(np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64))
 
 
+def expected_f1(page, probs, kept) -> tuple[float, float] | None:
+    """What ``extract`` reports as ``expected_f1`` and ``score`` for these kept blocks: None
+    where it would fall back to BTE or the whole page (as ``Scorer.score`` does)."""
+    kept_words = sum(b.words for b in kept)
+    if not kept or (kept_words < 10 and page.total_words >= 20):
+        return None
+    p = np.asarray(probs, dtype=np.float64)
+    true = float(sum(p[b.index] * b.words for b in kept))
+    return 2 * true / (kept_words + float(np.dot(p, page.words))), true / kept_words
+
+
 def sigmoid(z):
     return 1 / (1 + np.exp(-np.clip(z, -30, 30)))
 
@@ -152,7 +163,10 @@ def run(args: argparse.Namespace) -> None:
     for i, seed in enumerate(seeds):
         # The first seed's diagnostics at --diag, the others' beside it.
         diag_path = args.diag if not args.diag or i == 0 else f"{args.diag}.{seed}"
-        results = cross_validate(args, recs, X1s, seed, diag_path)
+        expected: dict[str, tuple[float, float] | None] | None = {} if args.calibration and i == 0 else None
+        results = cross_validate(args, recs, X1s, seed, diag_path, expected)
+        if expected is not None:
+            calibration(recs, results, expected, seed)
         runs.append(results)
         if len(seeds) > 1:
             print(f"seed {seed!r}: " + _row(recs, results)[1])
@@ -172,6 +186,30 @@ def run(args: argparse.Namespace) -> None:
         compare(recs, results, peer, args.split)
     if args.against:
         against(recs, results, args.against)
+
+
+def calibration(
+    recs: list[dict], results: dict[str, tuple[float, float, float]], expected: dict[str, Any], seed: str
+) -> None:
+    """How well ``expected_f1`` predicts the measured F1 on pages of unseen sites: per bin of the
+    expected F1, the pages and their mean measured F1; the correlation over all pages."""
+    nums = [r["num"] for r in recs if expected.get(r["num"]) is not None]
+    e = np.array([expected[n][0] for n in nums])
+    score = np.array([expected[n][1] for n in nums])
+    f = np.array([results[n][2] for n in nums])
+    print(f"\nexpected F1 against measured F1 on pages of unseen sites (fold seed {seed!r}; the {len(nums)}")
+    print(f"pages where the classifier decided): Pearson r {np.corrcoef(e, f)[0, 1]:.3f} (the score, the")
+    print(f"kept words' mean probability: {np.corrcoef(score, f)[0, 1]:.3f}); mean |expected - measured|")
+    print(f"{np.abs(e - f).mean():.3f}; means {e.mean():.3f} expected, {f.mean():.3f} measured\n")
+    print("| expected F1 | pages | mean measured F1 | pages under 0.5 |")
+    print("|---|---:|---:|---:|")
+    for lo in (0.0, 0.5, 0.6, 0.7, 0.8, 0.9):
+        hi = {0.0: 0.5}.get(lo, lo + 0.1)
+        m = (e >= lo) & (e < hi if hi < 1 else e <= 1)
+        if m.any():
+            print(f"| {lo:.1f}-{hi:.1f} | {int(m.sum())} | {f[m].mean():.3f} | {int((f[m] < 0.5).sum())} |")
+    m = e >= 0.5
+    print(f"| 0.5 and over | {int(m.sum())} | {f[m].mean():.3f} | {int((f[m] < 0.5).sum())} |\n")
 
 
 def _row(recs: list[dict], results: dict[str, tuple[float, float, float]]) -> tuple[str, str]:
@@ -300,10 +338,17 @@ def site_interval(
 
 
 def cross_validate(
-    args: argparse.Namespace, recs: list[dict], X1s: list, seed: str, diag_path: str = ""
+    args: argparse.Namespace,
+    recs: list[dict],
+    X1s: list,
+    seed: str,
+    diag_path: str = "",
+    expected: dict[str, tuple[float, float] | None] | None = None,
 ) -> dict[str, tuple[float, float, float]]:
     """Per page, P / R / F1 from models fitted on the other folds' sites (folds by ``seed``);
-    with ``diag_path``, each held-out page's blocks and probabilities are pickled there."""
+    with ``diag_path``, each held-out page's blocks and probabilities are pickled there; with
+    ``expected``, each page's expected F1 of its kept blocks (dom.Classified.expected_f1) is put
+    there (None where the scoring falls back to BTE or the whole page)."""
     from trawl.extract import dom
     from trawl.extract.features import stage2_matrix
 
@@ -418,6 +463,8 @@ def cross_validate(
                 page_bar_scale=best_scale[1],
             )
             results[recs[i]["num"]] = recs[i]["scorer"].score(page, kept)
+            if expected is not None:
+                expected[recs[i]["num"]] = expected_f1(page, pr, kept)
             if diag_path:
                 keptset = {b.index for b in kept}
                 diag.append(
@@ -474,6 +521,11 @@ def main() -> None:
         dest="page_bar",
         action="store_false",
         help="no per-page bar (dom.select_index's page_bar_scale), as before the eleventh session",
+    )
+    ap.add_argument(
+        "--calibration",
+        action="store_true",
+        help="the first seed's expected F1 (extract's expected_f1) against the measured F1, by bin",
     )
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()

@@ -40,6 +40,7 @@ def test_json_lines_for_plain_gzipped_and_missing_files(
     assert [r["path"] for r in rows] == [str(plain), str(packed), missing]
     for row in rows[:2]:
         assert set(row) >= {"path", "title", "author", "date", "text", "method", "score"}
+        assert row["method"] == "dom" and 0 < row["expected_f1"] <= 1
         assert row["title"] == "Notes on tides"
         assert "Tide note 5" in str(row["text"]) and "About" not in str(row["text"])
     assert "error" in rows[2]

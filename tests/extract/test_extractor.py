@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from trawl.document import Document
@@ -48,10 +49,33 @@ def test_article_kept_boilerplate_dropped() -> None:
     assert ex.title == "Flood hits lower town"
     assert ex.author == "Jo Reporter" and ex.date == "2024-02-01"
     assert ex.method == "dom" and 0.5 < ex.score <= 1.0
+    assert ex.expected_f1 is not None and 0.5 < ex.expected_f1 <= 1.0
+    assert ex.as_dict()["expected_f1"] == round(ex.expected_f1, 4)
     assert ex.span is not None
     start, end = ex.span
     assert ex.page_text[start:end].startswith("Flood hits lower town")
     assert ex.page_text[start:end].endswith(_PARAS[-1])
+
+
+def test_expected_f1_is_the_probabilities_expectation_of_the_kept_blocks() -> None:
+    """2·Σ_kept p·w / (Σ_kept w + Σ_all p·w) over the classifier's probabilities; None when BTE
+    or the whole page decided."""
+    from trawl.extract.blocks import parse_blocks, parse_page
+    from trawl.extract.dom import classify_blocks
+
+    page = parse_blocks(parse_page(_page())[0])
+    c = classify_blocks(page)
+    p = np.asarray(c.probs)
+    kept = np.zeros(len(p), dtype=bool)
+    kept[c.index] = True
+    w = page.words
+    want = 2 * float((p * w)[kept].sum()) / (float(w[kept].sum()) + float((p * w).sum()))
+    assert c.expected_f1 == pytest.approx(want)
+    assert extract(_page()).expected_f1 == pytest.approx(want)
+    assert extract(_page(), method="bte").expected_f1 is None
+    for markup in ("<html><body><p>short</p></body></html>", "<html><body></body></html>", _page()):
+        ex = extract(markup)
+        assert (ex.expected_f1 is None) == (ex.method != "dom")
 
 
 def test_paragraph_breaks_and_markdown() -> None:
@@ -123,6 +147,7 @@ def test_content_extractor_stage_records_method_score_span() -> None:
     assert doc.metadata["author"] == "Jo Reporter"
     assert doc.content_method == "dom"
     assert doc.content_score is not None and doc.content_score > 0.5
+    assert 0.5 < doc.metadata["content_expected_f1"] <= 1.0
     assert doc.content_span is not None
     assert out[1].content_method is None
     assert pipe.ctx.stats["extract/method/dom"] == 1

@@ -12,6 +12,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from trawl.extract import extract, mean_scores, word_score
@@ -54,17 +55,24 @@ def test_f1_on_every_page_type_does_not_regress(shared_data: Path) -> None:
     pages above hold one product page and no collection or documentation page). The shipped
     classifier was fitted on these pages, so this pins what it does, not what it would do on
     unseen sites (``bench/extract_cv.py`` estimates that); every pin is above trafilatura's F1 on
-    the same pages (bench/README.md)."""
+    the same pages (bench/README.md). And ``expected_f1``, the quality estimate, must keep
+    tracking the measured F1 (Pearson r over the pages where the classifier decided)."""
     root = shared_data / "extraction" / "wcxb-dev"
     by_type = defaultdict(list)
     everything = []
+    expected: list[tuple[float, float]] = []
     for path in sorted((root / "html").glob("*.html.gz")):
         truth = json.loads((root / "truth" / f"{path.name.split('.')[0]}.json").read_text(encoding="utf-8"))
         ex = extract(gzip.decompress(path.read_bytes()).decode("utf-8", "replace"), truth.get("url"))
         score = word_score(ex.text, truth.get("main_content") or "")
         by_type[truth["page_type"]].append(score)
         everything.append(score)
+        if ex.expected_f1 is not None:
+            expected.append((ex.expected_f1, score.f1))
     pins = PINS["all_pages"]
+    # The quality estimate extract reports tracks the measured F1.
+    r = float(np.corrcoef(np.array(expected).T)[0, 1])
+    assert r >= pins["expected_f1_r"], f"expected_f1 against F1: r {r:.3f} < pinned {pins['expected_f1_r']}"
     assert len(everything) == pins["pages"]
     f1 = mean_scores(everything).f1
     assert f1 >= pins["f1"], f"mean F1 {f1:.4f} < pinned {pins['f1']}"

@@ -31,8 +31,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="one JSON object per file: path, title, author, date, text, method, score (and span, "
-        "cutoff, encoding; error when the file cannot be read)",
+        help="one JSON object per file: path, title, author, date, text, method, score (and "
+        "expected_f1, span, cutoff, encoding; error when the file cannot be read)",
     )
     p.add_argument(
         "--method", choices=METHODS, default="auto", help="auto (the DOM classifier, BTE as fallback), "

@@ -65,7 +65,7 @@ class Classified:
     first use (the extractor renders from the indices and never needs them).
     """
 
-    __slots__ = ("_kept", "_page", "container", "index", "probs", "score", "words")
+    __slots__ = ("_kept", "_page", "container", "expected_f1", "index", "probs", "score", "words")
 
     def __init__(  # noqa: PLR0917 - the dataclass it was took these positionally
         self,
@@ -75,12 +75,16 @@ class Classified:
         score: float,
         words: int = 0,
         page: PageBlocks | None = None,
+        expected_f1: float = 0.0,
     ) -> None:
         self.probs = probs
         self.index = index
         self.container = container
         self.score = score  # mean probability of the kept blocks, weighted by words
         self.words = words  # words in the kept blocks
+        # The word F1 the probabilities expect of the kept blocks: 2·Σ_kept p·w / (Σ_kept w +
+        # Σ_all p·w); on pages of unseen sites it tracks the measured F1 (bench/README.md).
+        self.expected_f1 = expected_f1
         self._page = page
         self._kept: list[Block] | None = None
 
@@ -206,8 +210,11 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     )
     w = page.words[index]
     words = int(w.sum())
-    score = float(np.dot(p2[index], w)) / words if words else 0.0
-    return Classified(p2.tolist(), index, best, score, words, page)
+    true = float(np.dot(p2[index], w))
+    score = true / words if words else 0.0
+    expected = float(np.dot(p2, page.words))
+    expected_f1 = 2 * true / (words + expected) if words + expected > 0 else 0.0
+    return Classified(p2.tolist(), index, best, score, words, page, expected_f1)
 
 
 def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:

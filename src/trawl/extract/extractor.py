@@ -14,7 +14,8 @@ Methods:
     text (a page whose blocks all look like boilerplate to it), and the page's text is returned
     whole when neither finds anything.
 
-Every result says which method decided, its score (0..1) and the character span of the content
+Every result says which method decided, its score (0..1), for the block classifier the word F1
+its probabilities expect of the kept blocks (``expected_f1``), and the character span of the content
 in the page text (all of the page's text blocks, one per line), so a document's extraction can be
 audited and its curve plotted.
 
@@ -75,6 +76,9 @@ class Extraction:
     date: str = ""
     method: str = ""
     score: float = 0.0
+    # dom only: the word F1 the classifier's probabilities expect of the kept blocks (an
+    # estimate of the extraction's quality; None when another method decided)
+    expected_f1: float | None = None
     span: tuple[int, int] | None = None  # of the content in ``page_text``
     page_text: str = ""
     cutoff: str | None = None  # why the guard stopped the page early: size, blocks, time
@@ -91,6 +95,7 @@ class Extraction:
             "text": self.text,
             "method": self.method,
             "score": round(self.score, 4),
+            "expected_f1": None if self.expected_f1 is None else round(self.expected_f1, 4),
             "span": list(self.span) if self.span else None,
             "cutoff": self.cutoff,
         }
@@ -174,6 +179,7 @@ def extract(
     result.probs = classified.probs
     kept_words = classified.words
     result.method, result.score = "dom", classified.score
+    result.expected_f1 = classified.expected_f1
     chosen = classified.index
     if keep_curve:
         result.curve = body_text_extraction(tokenize(original))
@@ -185,11 +191,12 @@ def extract(
             text = curve.text
             if len(text.split()) > kept_words:
                 result.method, result.score, result.text, result.curve = "bte", curve.score, text, curve
+                result.expected_f1 = None
                 result.span = _span_of_text(page_text, text)
                 return result
     if not chosen and method == "auto":
         chosen = list(range(len(page.texts)))
-        result.method, result.score = "page", 0.0
+        result.method, result.score, result.expected_f1 = "page", 0.0, None
     result.text = render_index(page, chosen, fmt)
     if chosen:
         last = chosen[-1]
@@ -201,7 +208,8 @@ class ContentExtractor(Step):
     """Replaces an HTML document's text with its main content (see :func:`extract`).
 
     Sets ``text`` (the main content), ``title`` (when found), ``metadata["author"]``,
-    ``metadata["date"]``, ``content_method``, ``content_score`` and ``content_span`` (the span of
+    ``metadata["date"]``, ``metadata["content_expected_f1"]`` (when the classifier decided),
+    ``content_method``, ``content_score`` and ``content_span`` (the span of
     the content in the page text it had before: the converter's visible text when
     :class:`~trawl.convert.html.HtmlConverter` ran first, else the page's text blocks). Counts
     ``extract/method/<method>``, ``extract/parser/<parser>`` (``lite``, or ``lexbor:<why>`` where
@@ -263,6 +271,8 @@ class ContentExtractor(Step):
             doc.metadata["date"] = ex.date
         doc.content_method = ex.method
         doc.content_score = round(ex.score, 4)
+        if ex.expected_f1 is not None:
+            doc.metadata["content_expected_f1"] = round(ex.expected_f1, 4)
         doc.content_span = _span_of_text(before, ex.text) if before else ex.span
         self.count(f"extract/method/{ex.method}")
         self.count(f"extract/parser/{ex.parser}")
