@@ -81,3 +81,33 @@ def test_the_main_threshold_moves_down_with_the_page_bar() -> None:
     assert kept == [1, 2, 3, 4, 5]
     # Had the main threshold stayed at 0.40, the article would have been dropped.
     assert dom.select_index(page, probs, container, bar, threshold_main=0.40) == []
+
+
+def test_the_page_bar_never_turns_one_region_into_a_spread_page() -> None:
+    """A 404 page: a long menu of doubtful items (p 0.2) outside the one confident message. The
+    menu's many words pull the page's bar under its items, but the page has one main region at
+    the global threshold, so the blocks outside it still need the outside threshold."""
+    menu = "".join(f"<li>Section {k} of the site</li>" for k in range(30))
+    page = parse_blocks(
+        f"<ul>{menu}</ul><main><h1>Page not found</h1><p>Sorry, the page you want does not exist.</p></main>"
+    )
+    container = next(i for i, e in enumerate(page.elements) if e.tag == "main")
+    probs = np.array([0.2] * 30 + [0.82, 0.86])
+    assert dom.expected_f1_bar(probs, page.words) < 0.2  # the menu would pass the page's bar
+    kept = dom.select_index(
+        page, probs, container, 0.35, threshold_main=0.525, threshold_outside=0.7, page_bar_scale=1.0
+    )
+    assert kept == [30, 31]
+    # Through the whole extractor too, with the shipped model.
+    from trawl.extract import extract
+
+    nav = "".join(f'<li><a href="/s{k}">Section {k} of the site</a></li>' for k in range(30))
+    foot = "".join(f'<li><a href="/f{k}">Footer link {k}</a></li>' for k in range(15))
+    for tag in ("main", "div"):
+        html = (
+            f"<html><body><header><nav><ul>{nav}</ul></nav></header><{tag}><h1>Page not found</h1>"
+            f"<p>Sorry, the page you are looking for does not exist.</p></{tag}>"
+            f"<footer><ul>{foot}</ul><p>© 2025 Example Inc. All rights reserved.</p></footer></body></html>"
+        )
+        ex = extract(html)
+        assert ex.text == "Page not found\n\nSorry, the page you are looking for does not exist.", tag

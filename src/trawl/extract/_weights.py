@@ -133,4 +133,4 @@ THRESHOLD = 0.350
 THRESHOLD_MAIN = 0.525
 THRESHOLD_OUTSIDE = 0.700
 #: dom.select_index's page_bar_scale (None: the page's own bar is not used).
-PAGE_BAR_SCALE: float | None = 1.0
+PAGE_BAR_SCALE: float | None = 1.1

@@ -149,6 +149,8 @@ def select_index(
     ``threshold_main`` moves down with it. On a page the classifier is unsure of, the global
     threshold (fitted for the typical page) drops blocks that the page's own best expected F1
     would keep; a page it is sure of keeps the global threshold (raising it there was no better).
+    Whether the page has one main region (below) is still decided by the blocks that clear the
+    global threshold, when any do.
 
     Blocks outside the content container are dropped when the container holds at least half of
     the kept words (a page with one main region); the blocks inside it must then reach
@@ -161,16 +163,24 @@ def select_index(
     """
     p = np.asarray(probs, dtype=np.float64)
     words = page.words
+    keep = p >= threshold
+    # One main region or several is decided at the global threshold (where anything clears it):
+    # the page's own bar changes what is kept within that structure, and never turns a page with
+    # one region into a spread one (a 404 page's menu, doubtful block by doubtful block, would
+    # outweigh its one message).
+    region = keep
     if page_bar_scale is not None:
         bar = page_bar_scale * expected_f1_bar(p, words)
         if bar < threshold:
             if threshold_main is not None:
                 threshold_main -= threshold - bar
             threshold = bar
-    keep = p >= threshold
-    if container > 0 and keep.any():
+            keep = p >= threshold
+            if not region.any():  # nothing clears the global threshold: the page's bar decides
+                region = keep
+    if container > 0 and region.any():
         inside = inside_container(page, container)
-        if 2 * int(words[keep & inside].sum()) >= int(words[keep].sum()):
+        if 2 * int(words[region & inside].sum()) >= int(words[region].sum()):
             main = threshold if threshold_main is None else max(threshold, threshold_main)
             out_thr = 2.0 if threshold_outside is None else threshold_outside
             keep &= np.where(inside, p >= main, p >= out_thr)
