@@ -36,7 +36,7 @@ import sys
 import time
 import zlib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -202,6 +202,37 @@ def _out_of_fold(xs: list[Any], ys: list[Any], ws: list[Any], sites: list[str]) 
 PAGE_BAR_SCALES = (1.0, 1.1, 1.2, 1.3, 1.4, 1.5)
 
 
+def fit_selection(
+    mean_f1: Callable[..., float], scales: Sequence[float] = PAGE_BAR_SCALES
+) -> tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float | None]]:
+    """dom.select_index's settings fitted for mean page F1, one after the other, each as (the F1
+    reached, the value): the threshold; the stricter one inside the container of single-region
+    pages; the confidence that keeps a block outside it (2.0: none); the scale of the page's own
+    bar (None: not used; ``scales`` empty: not tried). ``mean_f1(threshold, threshold_main,
+    threshold_outside=None, page_bar_scale=None)`` scores the fitted pages with those settings."""
+    best = (0.0, 0.5)
+    for thr in [0.25 + 0.025 * i for i in range(15)]:
+        f1 = mean_f1(thr, None)
+        if f1 > best[0]:
+            best = (f1, thr)
+    best_main = best
+    for thr_main in [best[1] + 0.025 * i for i in range(1, 17)]:
+        f1 = mean_f1(best[1], thr_main)
+        if f1 > best_main[0]:
+            best_main = (f1, thr_main)
+    best_out = (best_main[0], 2.0)
+    for thr_out in (0.95, 0.9, 0.85, 0.8, 0.75, 0.7):
+        f1 = mean_f1(best[1], best_main[1], thr_out)
+        if f1 > best_out[0]:
+            best_out = (f1, thr_out)
+    best_scale: tuple[float, float | None] = (best_out[0], None)
+    for scale in scales:
+        f1 = mean_f1(best[1], best_main[1], best_out[1], scale)
+        if f1 > best_scale[0]:
+            best_scale = (f1, scale)
+    return best, best_main, best_out, best_scale
+
+
 def _fitted_pages(split: str, n: int) -> str:
     if split == "all":
         return f"all {n} WCXB dev pages"
@@ -280,29 +311,7 @@ def train(args: argparse.Namespace) -> int:
             scores.append(word_score(render(page, kept), truth.get("main_content") or ""))
         return mean_scores(scores).f1
 
-    best = (0.0, 0.5)
-    for thr in [0.25 + 0.025 * i for i in range(15)]:
-        f1 = mean_f1(thr, None)
-        if f1 > best[0]:
-            best = (f1, thr)
-    # Then the stricter threshold inside the container of single-region pages (see dom.select).
-    best_main = (best[0], best[1])
-    for thr_main in [best[1] + 0.025 * i for i in range(1, 17)]:
-        f1 = mean_f1(best[1], thr_main)
-        if f1 > best_main[0]:
-            best_main = (f1, thr_main)
-    # And the confidence that keeps a block outside the container of such a page.
-    best_out = (best_main[0], 2.0)
-    for thr_out in (0.95, 0.9, 0.85, 0.8, 0.75, 0.7):
-        f1 = mean_f1(best[1], best_main[1], thr_out)
-        if f1 > best_out[0]:
-            best_out = (f1, thr_out)
-    # And the page's own bar: min(threshold, scale x half its best expected F1), see dom.select.
-    best_scale: tuple[float, float | None] = (best_out[0], None)
-    for scale in PAGE_BAR_SCALES:
-        f1 = mean_f1(best[1], best_main[1], best_out[1], scale)
-        if f1 > best_scale[0]:
-            best_scale = (f1, scale)
+    best, best_main, best_out, best_scale = fit_selection(mean_f1)
     print(
         f"train mean F1 {best[0]:.4f} at threshold {best[1]:.3f}; "
         f"{best_main[0]:.4f} with {best_main[1]:.3f} inside the container; "

@@ -134,9 +134,11 @@ def expected_f1(page, probs, kept) -> tuple[float, float] | None:
     kept_words = sum(b.words for b in kept)
     if not kept or (kept_words < 10 and page.total_words >= 20):
         return None
-    p = np.asarray(probs, dtype=np.float64)
-    true = float(sum(p[b.index] * b.words for b in kept))
-    return 2 * true / (kept_words + float(np.dot(p, page.words))), true / kept_words
+    from trawl.extract.dom import expected_f1 as expected
+
+    index = [b.index for b in kept]
+    score = float(np.dot(np.asarray(probs, dtype=np.float64)[index], page.words[index])) / kept_words
+    return expected(probs, page.words, index), score
 
 
 def sigmoid(z):
@@ -420,26 +422,10 @@ def cross_validate(
             return tot / len(idx)
 
         conts = {i: s2[i][1] for i in tr}
-        best = (0.0, 0.5)
-        for thr in [0.25 + 0.025 * i for i in range(15)]:
-            v = mean_f1(tr, probs, conts, thr, None)
-            if v > best[0]:
-                best = (v, thr)
-        best_main = best
-        for tm in [best[1] + 0.025 * i for i in range(1, 17)]:
-            v = mean_f1(tr, probs, conts, best[1], tm)
-            if v > best_main[0]:
-                best_main = (v, tm)
-        best_out = (best_main[0], 2.0)
-        for to in (0.95, 0.9, 0.85, 0.8, 0.75, 0.7):
-            v = mean_f1(tr, probs, conts, best[1], best_main[1], to)
-            if v > best_out[0]:
-                best_out = (v, to)
-        best_scale: tuple[float, float | None] = (best_out[0], None)
-        for scale in bench.PAGE_BAR_SCALES if args.page_bar else ():
-            v = mean_f1(tr, probs, conts, best[1], best_main[1], best_out[1], scale)
-            if v > best_scale[0]:
-                best_scale = (v, scale)
+        best, best_main, best_out, best_scale = bench.fit_selection(
+            lambda *settings: mean_f1(tr, probs, conts, *settings),
+            bench.PAGE_BAR_SCALES if args.page_bar else (),
+        )
         if args.verbose:
             print(f"fold {f}: thr {best[1]:.3f} main {best_main[1]:.3f} out {best_out[1]:.3f}", end=" ")
             print(f"page bar {best_scale[1]} train {best_scale[0]:.4f}")

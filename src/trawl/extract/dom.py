@@ -30,6 +30,7 @@ __all__ = [
     "Classified",
     "blocks_at",
     "classify_blocks",
+    "expected_f1",
     "expected_f1_bar",
     "render",
     "render_index",
@@ -82,8 +83,8 @@ class Classified:
         self.container = container
         self.score = score  # mean probability of the kept blocks, weighted by words
         self.words = words  # words in the kept blocks
-        # The word F1 the probabilities expect of the kept blocks: 2·Σ_kept p·w / (Σ_kept w +
-        # Σ_all p·w); on pages of unseen sites it tracks the measured F1 (bench/README.md).
+        # The word F1 the probabilities expect of the kept blocks (:func:`expected_f1`); on pages
+        # of unseen sites it tracks the measured F1 (bench/README.md).
         self.expected_f1 = expected_f1
         self._page = page
         self._kept: list[Block] | None = None
@@ -129,6 +130,16 @@ def expected_f1_bar(probs: Any, words: Any) -> float:
     kept_words = np.cumsum(w[order])
     kept_words += true_words[-1]
     return float((true_words / kept_words).max())  # 2·TP / (kept + true), halved
+
+
+def expected_f1(probs: Any, words: Any, index: list[int]) -> float:
+    """The word F1 ``probs`` expect of keeping the blocks at ``index``: 2·Σ_kept p·w /
+    (Σ_kept w + Σ_all p·w), taking the probabilities as calibrated (0 when both are 0)."""
+    p = np.asarray(probs, dtype=np.float64)
+    w = np.asarray(words, dtype=np.float64)
+    kept = float(w[index].sum())
+    true = float(np.dot(p, w))
+    return 2 * float(np.dot(p[index], w[index])) / (kept + true) if kept + true > 0 else 0.0
 
 
 def select_index(
@@ -220,11 +231,8 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     )
     w = page.words[index]
     words = int(w.sum())
-    true = float(np.dot(p2[index], w))
-    score = true / words if words else 0.0
-    expected = float(np.dot(p2, page.words))
-    expected_f1 = 2 * true / (words + expected) if words + expected > 0 else 0.0
-    return Classified(p2.tolist(), index, best, score, words, page, expected_f1)
+    score = float(np.dot(p2[index], w)) / words if words else 0.0
+    return Classified(p2.tolist(), index, best, score, words, page, expected_f1(p2, page.words, index))
 
 
 def render(page: PageBlocks, blocks: list[Block], fmt: str = "text") -> str:

@@ -179,7 +179,6 @@ def extract(
     result.probs = classified.probs
     kept_words = classified.words
     result.method, result.score = "dom", classified.score
-    result.expected_f1 = classified.expected_f1
     chosen = classified.index
     if keep_curve:
         result.curve = body_text_extraction(tokenize(original))
@@ -191,12 +190,13 @@ def extract(
             text = curve.text
             if len(text.split()) > kept_words:
                 result.method, result.score, result.text, result.curve = "bte", curve.score, text, curve
-                result.expected_f1 = None
                 result.span = _span_of_text(page_text, text)
                 return result
     if not chosen and method == "auto":
         chosen = list(range(len(page.texts)))
-        result.method, result.score, result.expected_f1 = "page", 0.0, None
+        result.method, result.score = "page", 0.0
+    if result.method == "dom":
+        result.expected_f1 = classified.expected_f1
     result.text = render_index(page, chosen, fmt)
     if chosen:
         last = chosen[-1]
