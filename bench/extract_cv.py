@@ -391,6 +391,19 @@ def cross_validate(
         fit_p1.clear()  # the held-out fold is scored with the ensemble fitted on all of tr
         X2 = np.vstack([s2[i][0] for i in tr])
         b2 = bench._fit(X2, Y, W, l2=args.l2_2 if args.l2_2 is not None else args.l2)
+        if args.f1_weight:
+            bw = [np.array([b.words for b in recs[i]["page"].blocks], dtype=float) for i in tr]
+            b2 = bench._fit_f1(
+                X2,
+                Y,
+                W,
+                b2,
+                words=np.concatenate(bw),
+                page_of=np.repeat(np.arange(len(tr)), [len(b) for b in bw]),
+                gold=np.array([max(recs[i]["scorer"].ngold, 1) for i in tr], dtype=float),
+                mu=args.f1_weight,
+                l2=args.l2,
+            )
         if args.stage3:
 
             def stage3(i, x2):
@@ -487,6 +500,12 @@ def main() -> None:
     ap.add_argument("--dump", default="")
     ap.add_argument("--diag", default="")
     ap.add_argument("--stage3", action="store_true")
+    ap.add_argument(
+        "--f1-weight",
+        type=float,
+        default=bench.F1_WEIGHT,
+        help="stage 2's weight on the expected page F1 (bench/extract.py _fit_f1); 0: log loss alone",
+    )
     ap.add_argument("--wpow", type=float, default=1.0)
     ap.add_argument("--wcap", type=float, default=100)
     ap.add_argument("--seed", default="", help="salt of the site-to-fold hash")
