@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def cv() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import extract_cv
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    return extract_cv
 
 
 def test_a_constant_difference_has_no_width(cv: ModuleType) -> None:

@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 pytest.importorskip("scipy")
-
-
-@pytest.fixture(scope="module")
-def bench() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import extract
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
-    return extract
 
 
 def _pages(seed: int, pages: int = 40) -> dict[str, np.ndarray]:

@@ -3,9 +3,7 @@ to the last bit, and both give what the library that fitted the trees gives."""
 
 from __future__ import annotations
 
-import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +12,6 @@ from trawl.errors import ConfigError
 from trawl.extract import _forest, blocks
 from trawl.extract.features import STAGE1_NAMES, stage1_matrix
 from trawl.extract.forest import Forest, forest_raw_numpy
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module(**tables: tuple[object, ...]) -> types.ModuleType:
@@ -95,16 +91,11 @@ def test_compiled_and_numpy_agree_on_real_feature_rows() -> None:
     assert np.array_equal(forest.raw(x, walk), forest_raw_numpy(forest, np.ascontiguousarray(x)))
 
 
-def test_exported_tables_give_what_lightgbm_gives() -> None:
+def test_exported_tables_give_what_lightgbm_gives(bench: types.ModuleType) -> None:
     try:
         import lightgbm  # noqa: F401  (the train extra; its OpenMP runtime may be missing too)
     except (ImportError, OSError) as exc:
         pytest.skip(f"lightgbm unavailable: {exc}")
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import extract as bench
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
     rng = np.random.default_rng(5)
     x = rng.normal(size=(3000, 6))
     y = ((x[:, 0] > 0.2) ^ (x[:, 3] * x[:, 1] > 0.5)).astype(np.float64)
