@@ -17,7 +17,8 @@ Usage::
 Each page is scored by a model fitted on other sites' pages, so the figures are those of pages of
 unseen sites; the shipped model (fitted on all pages) was chosen this way.
 
-The fit (stage 1 a LightGBM tree ensemble, stage 2 logistic on out-of-fold stage-1 scores),
+The fit (stage 1 a LightGBM tree ensemble, stage 2 logistic on out-of-fold stage-1 scores,
+refined for the pages' expected F1 unless ``--f1-weight 0``),
 thresholds and selection are those of ``bench/extract.py train`` and ``dom.select``;
 scoring emulates ``extract(method="auto")`` (BTE fallback when the classifier keeps < 10 words,
 the whole page when nothing is kept). Features come from this checkout's ``src/trawl`` (which
@@ -390,7 +391,8 @@ def cross_validate(
         s2 = {i: stage2(i) for i in tr}
         fit_p1.clear()  # the held-out fold is scored with the ensemble fitted on all of tr
         X2 = np.vstack([s2[i][0] for i in tr])
-        b2 = bench._fit(X2, Y, W, l2=args.l2_2 if args.l2_2 is not None else args.l2)
+        l2_2 = args.l2_2 if args.l2_2 is not None else args.l2
+        b2 = bench._fit(X2, Y, W, l2=l2_2)
         if args.f1_weight:
             bw = [np.array([b.words for b in recs[i]["page"].blocks], dtype=float) for i in tr]
             b2 = bench._fit_f1(
@@ -402,7 +404,7 @@ def cross_validate(
                 page_of=np.repeat(np.arange(len(tr)), [len(b) for b in bw]),
                 gold=np.array([max(recs[i]["scorer"].ngold, 1) for i in tr], dtype=float),
                 mu=args.f1_weight,
-                l2=args.l2,
+                l2=l2_2,
             )
         if args.stage3:
 
