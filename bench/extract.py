@@ -126,17 +126,22 @@ def expected_f1_objective(
 
 
 def _fit_f1(
-    x: Any, y: Any, w: Any, beta: Any, *, words: Any, page_of: Any, gold: Any, mu: float, l2: float
+    x: Any, y: Any, w: Any, beta: Any, *, page_words: list[Any], gold: Any, mu: float, l2: float
 ) -> Any:
     """Stage 2's weights refined, from the log-loss fit ``beta``, for :func:`expected_f1_objective`
     (the log loss minus ``mu`` times the summed expected page F1: the metric the benchmark
-    averages), then rescaled so that the probabilities are calibrated again.
+    averages), then rescaled so that the probabilities are calibrated again. ``page_words``: per
+    page, its blocks' word counts (the pages of ``x``'s rows, in order); ``gold``: per page, its
+    true word count.
 
     The log loss weighs each block on its own; a page's F1 weighs a wrongly kept block by how
     little true content its page has, which is where product and collection pages lose."""
     import numpy as np
     from scipy.optimize import minimize
 
+    words = np.concatenate(page_words).astype(np.float64)
+    page_of = np.repeat(np.arange(len(page_words)), [len(b) for b in page_words])
+    gold = np.asarray(gold, dtype=np.float64)
     reg = np.full(x.shape[1], l2)
     reg[0] = 1e-6
     tuned = minimize(
@@ -310,6 +315,7 @@ def train(args: argparse.Namespace) -> int:
     pages = load(args.quick, split)
     print(f"fitting on {len(pages)} pages ({split})", flush=True)
     parsed = []
+    true_words = []  # per page, the truth's word count
     for num, html, truth in pages:
         page = parse_blocks(parse_page(html)[0])  # the tree extraction reads (cut, guarded)
         tw = words(truth.get("main_content") or "")
@@ -317,11 +323,12 @@ def train(args: argparse.Namespace) -> int:
         grams = {tuple(tw[i : i + 3]) for i in range(len(tw) - 2)}
         labels = [_label(words(b.text), text, grams) for b in page.blocks]
         parsed.append((num, page, labels, truth))
+        true_words.append(max(len(tw), 1))
     xs, ys, ws, sites, gold = [], [], [], [], []
-    for _, page, labels, truth in parsed:
+    for (_, page, labels, truth), n_true in zip(parsed, true_words, strict=True):
         if not page.blocks:
             continue
-        gold.append(max(len(words(truth.get("main_content") or "")), 1))
+        gold.append(n_true)
         xs.append(stage1_matrix(page))
         ys.append(np.array(labels))
         # Each page weighs about the same in the fit, as it does in the per-page mean F1 the
@@ -346,19 +353,8 @@ def train(args: argparse.Namespace) -> int:
     X2 = np.vstack(x2)
     b2 = _fit(X2, Y, W, l2=args.l2)
     if args.f1_weight:
-        blocks = [page.words.astype(np.float64) for _, page, _, _ in parsed if page.blocks]
-        page_of = np.repeat(np.arange(len(blocks)), [len(b) for b in blocks])
-        b2 = _fit_f1(
-            X2,
-            Y,
-            W,
-            b2,
-            words=np.concatenate(blocks),
-            page_of=page_of,
-            gold=np.array(gold, dtype=np.float64),
-            mu=args.f1_weight,
-            l2=args.l2,
-        )
+        page_words = [page.words for _, page, _, _ in parsed if page.blocks]
+        b2 = _fit_f1(X2, Y, W, b2, page_words=page_words, gold=gold, mu=args.f1_weight, l2=args.l2)
     # The threshold that maximises the mean page F1 on the fitted pages, with the same selection
     # (container, repeated texts once) as extraction applies.
     from trawl.extract.dom import render, select

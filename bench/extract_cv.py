@@ -394,15 +394,13 @@ def cross_validate(
         l2_2 = args.l2_2 if args.l2_2 is not None else args.l2
         b2 = bench._fit(X2, Y, W, l2=l2_2)
         if args.f1_weight:
-            bw = [np.array([b.words for b in recs[i]["page"].blocks], dtype=float) for i in tr]
             b2 = bench._fit_f1(
                 X2,
                 Y,
                 W,
                 b2,
-                words=np.concatenate(bw),
-                page_of=np.repeat(np.arange(len(tr)), [len(b) for b in bw]),
-                gold=np.array([max(recs[i]["scorer"].ngold, 1) for i in tr], dtype=float),
+                page_words=[recs[i]["page"].words for i in tr],
+                gold=[max(recs[i]["scorer"].ngold, 1) for i in tr],
                 mu=args.f1_weight,
                 l2=l2_2,
             )
