@@ -16,7 +16,15 @@ from typing import Any, overload
 
 from trawl.urls import surt
 
-__all__ = ["Document", "LazyHeaders", "Link", "WarcPointer", "utcnow"]
+__all__ = ["TRANSIENT", "Document", "LazyHeaders", "Link", "WarcPointer", "utcnow"]
+
+#: The fields of :class:`Document` that exist only while a run handles it: ``body`` (the entity
+#: body with its transfer and content codings undone; set by whichever stage needs it first),
+#: ``markup`` (the decoded characters, set by :class:`~trawl.decode.charset.CharsetDecoder`) and
+#: ``page`` (the parsed HTML page that :class:`~trawl.convert.html.HtmlConverter` built and the
+#: main-content extractor reads). Each page is decoded once and parsed once; later stages read
+#: these fields instead of redoing the work, and no stage passes anything through side channels.
+TRANSIENT = ("body", "markup", "page")
 
 
 def utcnow() -> datetime:
@@ -168,6 +176,26 @@ class Document:
     dropped: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    # transient: what one stage hands the next within a run (see TRANSIENT); never stored,
+    # pickled, compared or shown
+    body: bytes | None = field(default=None, repr=False, compare=False)
+    markup: str | None = field(default=None, repr=False, compare=False)
+    page: Any = field(default=None, repr=False, compare=False)
+
+    def release(self) -> None:
+        """Let go of the transient fields (a sink calls this once the document is written)."""
+        self.body = self.markup = self.page = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled between processes (the crawl's convert and store workers): the transient fields
+        # stay behind; they can be recomputed from ``raw`` and are many times its size.
+        return {name: getattr(self, name) for name in _PERSISTENT}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name in TRANSIENT:
+            setattr(self, name, None)
+        for name, value in state.items():
+            setattr(self, name, value)
 
     @property
     def id(self) -> str:
@@ -240,3 +268,6 @@ class Document:
             "duplicate_of": self.duplicate_of,
             "errors": self.errors,
         }
+
+
+_PERSISTENT = tuple(f for f in Document.__dataclass_fields__ if f not in TRANSIENT)

@@ -16,7 +16,7 @@ from trawl.config import load_config
 from trawl.convert.html import HtmlConverter, default_steps, extract_html, resolve_link
 from trawl.convert.sniff import TypeSniffer
 from trawl.convert.text import TextConverter
-from trawl.decode.charset import DECODED_KEY, CharsetDecoder
+from trawl.decode.charset import CharsetDecoder
 from trawl.document import Document, Link
 from trawl.pipeline.base import RunContext, Step
 
@@ -80,7 +80,6 @@ def test_visible_text_in_reading_order_with_block_lines() -> None:
         "code line 2",
     ]
     assert ctx.stats["convert/html"] == 1
-    assert DECODED_KEY not in doc.metadata
 
 
 def test_a_body_hidden_until_scripts_run_still_has_text() -> None:
@@ -297,7 +296,6 @@ def test_real_pages(shared_data: Path) -> None:
     # A few pages (Discourse shells) carry their content only in <meta> tags: no text is right.
     assert sum(1 for d in out if d.text) >= 0.98 * len(docs)
     for d in out:
-        assert DECODED_KEY not in d.metadata
         assert all(link.url.startswith(("http://", "https://")) and "#" not in link.url for link in d.links)
 
 

@@ -6,7 +6,6 @@ import pytest
 
 from trawl.convert.html import default_steps
 from trawl.convert.text import TextConverter, normalize_text, text_title
-from trawl.decode.charset import DECODED_KEY
 from trawl.document import Document
 from trawl.pipeline.base import RunContext
 
@@ -39,7 +38,6 @@ def test_plain_text_document() -> None:
     assert doc.title == "Caf\u00e9 notes"
     assert (doc.encoding, doc.encoding_source) == ("windows-1252", "detector")
     assert ctx.stats["convert/text"] == 1
-    assert DECODED_KEY not in doc.metadata
 
 
 @pytest.mark.parametrize(
@@ -71,7 +69,6 @@ def test_formats_without_a_converter_are_skipped_and_counted(
     doc, ctx = convert(Document(url="http://x/f", raw=raw, declared_type=declared))
     assert doc.text == "" and doc.title == ""
     assert ctx.stats[f"convert/skipped/{kind}"] == 1
-    assert DECODED_KEY not in doc.metadata
 
 
 @pytest.mark.parametrize(

@@ -14,14 +14,13 @@ from hypothesis import strategies as st
 
 from trawl.decode import charset
 from trawl.decode.charset import (
-    DECODED_KEY,
     CharsetDecoder,
+    decode_document,
     decode_html,
     decode_with,
     http_charset,
     lookup_label,
     prescan_meta,
-    take_decoded,
     xml_declared_encoding,
 )
 from trawl.document import Document
@@ -200,9 +199,9 @@ def test_charset_decoder_step_counts_and_leaves_text_for_the_converter() -> None
     pdf = Document(url="http://x/a.pdf", raw=b"%PDF-1.7 ...", sniffed_type="application/pdf")
     (html, pdf), ctx = run_step(CharsetDecoder(), [html, pdf])
     assert (html.encoding, html.encoding_source, html.decode_errors) == ("windows-1251", "meta", 0)
-    assert html.metadata[DECODED_KEY].endswith("Привет")
+    assert html.markup is not None and html.markup.endswith("Привет")
     assert html.text == ""  # the final text is the converter's to set
-    assert pdf.encoding is None and DECODED_KEY not in pdf.metadata
+    assert pdf.encoding is None and pdf.markup is None
     assert ctx.stats["decode/source/meta"] == 1
     assert ctx.stats["decode/encoding/windows-1251"] == 1
     assert ctx.stats["decode/skipped/application/pdf"] == 1
@@ -219,7 +218,7 @@ def test_charset_decoder_on_a_gzip_bomb_records_the_cut() -> None:
     assert ctx.stats["decode/size-cap"] == 1
     assert ctx.stats.prefix("drop/") == {}
     assert any("size-cap" in e for e in doc.errors)
-    assert len(doc.metadata[DECODED_KEY]) == 1 << 20
+    assert doc.markup is not None and len(doc.markup) == 1 << 20
 
 
 def test_charset_decoder_rejects_a_bad_default() -> None:
@@ -230,14 +229,17 @@ def test_charset_decoder_rejects_a_bad_default() -> None:
     assert CharsetDecoder(default_encoding="Latin1").default_encoding == "windows-1252"
 
 
-def test_take_decoded_pops_or_decodes_once() -> None:
+def test_decode_document_decodes_and_counts_once() -> None:
     step = CharsetDecoder()
+    ctx = RunContext()
     doc = Document(url="http://x/", raw=CAFE.encode())
-    step.process(doc)
-    assert take_decoded(doc, step) == CAFE
-    assert DECODED_KEY not in doc.metadata
+    (doc,) = _run(step, ctx, doc)
+    assert doc.markup == CAFE and doc.body == CAFE.encode()
+    # a later stage gets the same characters back: nothing decoded or counted again
+    assert decode_document(doc, step) is doc.markup
+    assert sum(ctx.stats.prefix("decode/source/").values()) == 1
     fresh = Document(url="http://x/", raw=CAFE.encode())
-    assert take_decoded(fresh, step) == CAFE and fresh.encoding == "utf-8"
+    assert decode_document(fresh, step) == CAFE and fresh.encoding == "utf-8"
 
 
 @settings(max_examples=300, deadline=None)
@@ -348,7 +350,7 @@ def test_bad_input_decodes_in_the_stage(name: str) -> None:
     ctx = RunContext()
     (out,) = _run(CharsetDecoder(), ctx, doc)
     assert not [key for key in ctx.stats.counters if key.startswith("error/")]
-    text = out.metadata.get(DECODED_KEY, "")
+    text = out.markup or ""
     assert isinstance(text, str)
     assert out.encoding_confidence is None or 0 <= out.encoding_confidence <= 1
     if name == "meta-beyond-1024":
@@ -391,13 +393,13 @@ def test_mojibake_is_scored_and_repaired_and_text_is_nfc() -> None:
     doc = Document(url="http://example.org/", raw=moji.encode(), http_headers=[("Content-Type", "text/html")])
     (out,) = _run(step, ctx, doc)
     assert out.mojibake and out.mojibake_score > 0
-    assert "résumé" in out.metadata[DECODED_KEY]
+    assert "résumé" in (out.markup or "")
     assert out.metadata.get("mojibake_repaired")
     assert ctx.stats["decode/mojibake/repaired"] == 1
     clean = Document(url="http://example.org/c", raw="<p>e\u0301te\u0301 résumé".encode())
     (out,) = _run(step, ctx, clean)
     assert not out.mojibake and out.mojibake_score < 0.5
-    assert out.metadata[DECODED_KEY] == "<p>été résumé"  # NFC
+    assert out.markup == "<p>été résumé"  # NFC
     assert "mojibake_repaired" not in out.metadata
 
 

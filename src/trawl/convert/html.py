@@ -49,7 +49,7 @@ from trawl.convert.nesting import flatten_utf8
 from trawl.convert.registry import FormatConverter
 from trawl.convert.sniff import TypeSniffer, effective_type, is_html
 from trawl.convert.text import TextConverter
-from trawl.decode.charset import CharsetDecoder, take_decoded
+from trawl.decode.charset import CharsetDecoder, decode_document
 from trawl.document import Document, Link
 from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
@@ -452,7 +452,7 @@ class HtmlConverter(Step):
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
             return doc
-        markup = take_decoded(doc, self)
+        markup = decode_document(doc, self)
         if len(markup) > self.max_chars:
             doc.error(self.name, f"page of {len(markup)} characters cut at html.max_chars = {self.max_chars}")
             self.count("html/capped")

@@ -36,8 +36,7 @@ from trawl.convert.pdf import convert_pdf
 from trawl.convert.rtf import convert_rtf
 from trawl.convert.sniff import effective_type, is_html, is_plain_text
 from trawl.convert.text import normalize_text, text_title
-from trawl.decode.charset import DECODED_KEY, decode_html
-from trawl.decode.http import entity_body
+from trawl.decode.charset import body_of, decode_html
 from trawl.document import Document, Link
 from trawl.errors import ConfigError, MissingDependency
 from trawl.pipeline.base import Step
@@ -233,8 +232,8 @@ class FormatConverter(Step):
         kind = effective_type(doc)
         if is_html(kind) or is_plain_text(kind):
             return doc  # the HTML and text converters share the decoder's work
-        payload = entity_body(doc).data
-        text = doc.metadata.pop(DECODED_KEY, None)
+        payload = body_of(doc, self)
+        text = doc.markup  # XML and feeds: what the charset decoder made of them
         options = ConvertOptions(
             url=doc.url,
             max_chars=self.options.max_chars,
@@ -246,7 +245,7 @@ class FormatConverter(Step):
             filename=filename_of(doc.url),
             options=options,
             guard=self.guard,
-            text=text if isinstance(text, str) else None,
+            text=text,
         )
         identity = conversion.identity
         doc.metadata["format"] = identity.format

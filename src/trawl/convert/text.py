@@ -7,8 +7,7 @@ the first non-empty line as the title. Documents of any other type are left unto
 :class:`~trawl.convert.html.HtmlConverter`'s, and the rest went through
 :class:`~trawl.convert.registry.FormatConverter`, which set ``metadata["format"]`` and counted
 what it could not convert. A document of another type that reached this step without it (the
-step used on its own) is counted as ``convert/skipped/<type>``; decoded characters left on such
-documents are discarded so that they never outlive the conversion stage.
+step used on its own) is counted as ``convert/skipped/<type>``.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from trawl.convert.sniff import effective_type, is_html, is_plain_text
-from trawl.decode.charset import DECODED_KEY, take_decoded
+from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
@@ -68,11 +67,10 @@ class TextConverter(Step):
         if is_html(kind):
             return doc
         if not is_plain_text(kind):
-            doc.metadata.pop(DECODED_KEY, None)
             if "format" not in doc.metadata:  # FormatConverter, when it ran, has counted it
                 self.count(f"convert/skipped/{kind}")
             return doc
-        text = take_decoded(doc, self)
+        text = decode_document(doc, self)
         if len(text) > self.max_chars:
             doc.error(self.name, f"text of {len(text)} characters cut at {self.max_chars}")
             self.count("text/capped")

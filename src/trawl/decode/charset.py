@@ -44,11 +44,12 @@ byte sequences), not those present in the input, using a counting error handler 
 nothing on clean input. Single-byte windows encodings decode all 256 bytes, as browsers do: the
 bytes Python's codecs leave undefined in 0x80-0x9F become the C1 controls U+0080-U+009F.
 
-Between stages the decoded characters travel in ``doc.metadata["_decoded"]`` (:data:`DECODED_KEY`)
-and the converters *take* them (:func:`take_decoded`), so they are never decoded twice and never
-outlive the conversion. ``doc.text`` is not used as the carrier because it holds the final text:
-a document whose conversion fails or is skipped must not end up with markup in its text.
-Keys beginning with ``_`` are private to the pipeline; the collection writer does not store them.
+Each document is decoded once: :func:`decode_document` leaves the entity body in ``doc.body``
+and the characters in ``doc.markup`` (transient fields of :class:`~trawl.document.Document`,
+never stored), and a later stage that needs them — the converters, the main-content extractor —
+gets them from there, without decoding or counting anything a second time. ``doc.text`` is not
+the carrier because it holds the final text: a document whose conversion fails or is skipped
+must not end up with markup in its text.
 
 :func:`decode_document` then checks the text for mojibake (:mod:`trawl.decode.mojibake`),
 repairs it when the check says the repair is safe, and NFC-normalises it.
@@ -72,9 +73,9 @@ from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
 
 __all__ = [
-    "DECODED_KEY",
     "CharsetDecoder",
     "Decoded",
+    "body_of",
     "codec_name",
     "decode_document",
     "decode_html",
@@ -82,12 +83,8 @@ __all__ = [
     "http_charset",
     "lookup_label",
     "prescan_meta",
-    "take_decoded",
     "xml_declared_encoding",
 ]
-
-#: Where :class:`CharsetDecoder` leaves the decoded characters for the converters.
-DECODED_KEY = "_decoded"
 
 # The WHATWG Encoding Standard's label table (https://encoding.spec.whatwg.org/#names-and-labels),
 # encoding name → its labels. Names are kept lower-cased, as trawl reports them.
@@ -696,6 +693,23 @@ def _mojibake(doc: Document, step: Step, text: str) -> str:
     return text
 
 
+def body_of(doc: Document, step: Step, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The entity body of ``doc`` (:func:`~trawl.decode.http.entity_body`: its transfer and content
+    codings undone), computed once per document and kept in ``doc.body``.
+
+    Payload problems (broken chunking, corrupt or capped compression) are counted through ``step``
+    as ``decode/<kind>`` and recorded in ``doc.errors`` when the body is computed, and only then.
+    """
+    if doc.body is not None:
+        return doc.body
+    payload = entity_body(doc, max_bytes)
+    for problem in payload.problems:
+        step.count(f"decode/{problem.kind}")
+        doc.error(step.name, f"{problem.kind}: {problem.message}")
+    doc.body = payload.data
+    return payload.data
+
+
 def decode_document(
     doc: Document,
     step: Step,
@@ -704,24 +718,21 @@ def decode_document(
     default: str = "windows-1252",
     detector: EncodingDetector | Literal["default"] | None = DEFAULT_DETECTOR,
 ) -> str:
-    """Decode ``doc``'s entity body, fill in its decoding fields and count through ``step``.
+    """The decoded characters of ``doc``: decoded now (filling in its decoding fields and counting
+    through ``step``), or the ones an earlier stage left in ``doc.markup``.
 
-    Payload problems (broken chunking, corrupt or capped compression) are counted as
-    ``decode/<kind>`` and recorded in ``doc.errors``; the result is counted as
-    ``decode/source/<source>`` and ``decode/encoding/<name>``, plus ``decode/lossy`` when bytes
-    were undecodable, ``decode/overruled/<declared>-><chosen>`` when the bytes contradicted a
-    declaration, and ``decode/mojibake/detected|repaired``. The text is NFC-normalised
-    (``decode/normalized`` when that changed it). Returns the decoded text.
+    Decoding counts ``decode/source/<source>`` and ``decode/encoding/<name>``, plus
+    ``decode/lossy`` when bytes were undecodable, ``decode/overruled/<declared>-><chosen>`` when the
+    bytes contradicted a declaration, ``decode/mojibake/detected|repaired`` and the payload problems
+    of :func:`body_of`. The text is NFC-normalised (``decode/normalized`` when that changed it) and
+    kept in ``doc.markup``, so that a document is decoded, and counted, once.
     """
-    payload = entity_body(doc, max_bytes)
-    for problem in payload.problems:
-        step.count(f"decode/{problem.kind}")
-        doc.error(step.name, f"{problem.kind}: {problem.message}")
+    if doc.markup is not None:
+        return doc.markup
+    body = body_of(doc, step, max_bytes)
     kind = effective_type(doc)
     html = kind is None or "html" in kind
-    decoded = decode_html(
-        payload.data, doc.header("content-type"), default=default, html=html, detector=detector
-    )
+    decoded = decode_html(body, doc.header("content-type"), default=default, html=html, detector=detector)
     doc.encoding = decoded.encoding
     doc.encoding_source = decoded.source
     doc.encoding_confidence = decoded.confidence
@@ -739,23 +750,12 @@ def decode_document(
     if not text.isascii() and not unicodedata.is_normalized("NFC", text):
         text = unicodedata.normalize("NFC", text)
         step.count("decode/normalized")
+    doc.markup = text
     return text
 
 
-def take_decoded(doc: Document, step: Step) -> str:
-    """The decoded characters :class:`CharsetDecoder` left on ``doc``, removing them from it.
-
-    Decodes now (counting as ``step``) when no decoder ran before, so a converter also works on
-    its own; either way a document is decoded once.
-    """
-    text = doc.metadata.pop(DECODED_KEY, None)
-    if isinstance(text, str):
-        return text
-    return decode_document(doc, step)
-
-
 class CharsetDecoder(Step):
-    """Decodes textual documents, leaving the characters for the converters (see module docstring).
+    """Decodes textual documents into ``doc.markup`` for the converters (see the module docstring).
 
     Binary formats (PDF, images, archives) are not decoded: they are counted as
     ``decode/skipped/<type>`` and left for their own converters. ``detector=False`` leaves the
@@ -788,7 +788,7 @@ class CharsetDecoder(Step):
         if not is_textual(kind):
             self.count(f"decode/skipped/{kind}")
             return doc
-        doc.metadata[DECODED_KEY] = decode_document(
+        decode_document(
             doc, self, max_bytes=self.max_body_bytes, default=self.default_encoding, detector=self.detector
         )
         return doc

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from trawl.convert.sniff import effective_type, is_html
-from trawl.decode.charset import DECODED_KEY, decode_document
+from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.extract.blocks import PageBlocks, parse_blocks, parse_page
@@ -216,7 +216,7 @@ class ContentExtractor(Step):
     trawl's tree builder gave up: ``lexbor:foreign``, ``lexbor:template``...),
     ``extract/cutoff/<reason>`` and ``extract/empty``; a page cut
     short also gets a line in ``doc.errors``. Works before or after the HTML converter: it reads the
-    decoded characters the charset decoder left without taking them, or decodes the page itself.
+    decoded characters the charset decoder left in ``doc.markup``, or decodes the page itself.
     Other documents pass untouched.
     """
 
@@ -249,9 +249,7 @@ class ContentExtractor(Step):
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
             return doc
-        markup = doc.metadata.get(DECODED_KEY)
-        if not isinstance(markup, str):
-            markup = decode_document(doc, self)
+        markup = decode_document(doc, self)  # the decoder's characters, or decoded here once
         ex = extract(
             markup,
             doc.url,

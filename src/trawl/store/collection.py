@@ -630,6 +630,7 @@ class CollectionWriter(Step):
         previous = table.versions_of(row, "fetch", "capture")
         if previous and previous[0][0] == ts and previous[0][1].get("id") == doc_id:
             self.count("store/skipped/already-stored")
+            doc.release()
             return doc
         digest = payload_digest(doc.raw)
         entries: list[tuple[str, str, Any]] = []
@@ -695,6 +696,7 @@ class CollectionWriter(Step):
         self.count("store/anchors", len(mutations) - 1)
         self.count("store/records")
         self.count("store/warc-bytes", int(pointer["length"]))
+        doc.release()  # stored: the decoded characters and the parsed page are not needed again
         return doc
 
     def close(self) -> None:
