@@ -1,8 +1,8 @@
 """Build of trawl's one optional compiled module, the extractor's block walk.
 
-Everything else is in pyproject.toml. ``trawl.extract._walk`` is Cython over the DOM that selectolax's
+Everything else is in pyproject.toml. ``trawl.html._walk`` is Cython over the DOM that selectolax's
 lexbor builds; when it cannot be compiled (no C compiler, no Python headers), the install goes on
-without it and ``trawl.extract.blocks`` uses its pure-Python walk, which gives the same blocks.
+without it and ``trawl.html.blocks`` uses its pure-Python walk, which gives the same blocks.
 """
 
 from setuptools import setup
@@ -17,7 +17,7 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # any compiler or Cython failure
-            print(f"warning: trawl.extract._walk not built ({exc}); the pure-Python walk is used")
+            print(f"warning: trawl.html._walk not built ({exc}); the pure-Python walk is used")
 
     def build_extension(self, ext: Extension) -> None:
         try:
@@ -30,14 +30,14 @@ def extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize  # noqa: PLC0415 - a build requirement, maybe absent
     except ImportError:
-        print("warning: Cython is not installed; trawl.extract._walk not built")
+        print("warning: Cython is not installed; trawl.html._walk not built")
         return []
     # -O3 (loop vectorisation) is ~2 % faster on the extractor than -O2, and gives the same numbers:
     # without -ffast-math the compiler keeps every floating-point operation in order.
     ext = Extension(
-        "trawl.extract._walk",
-        ["src/trawl/extract/_walk.pyx"],
-        depends=["src/trawl/extract/_tree.pxi"],  # included by _walk.pyx
+        "trawl.html._walk",
+        ["src/trawl/html/_walk.pyx"],
+        depends=["src/trawl/html/_tree.pxi"],  # included by _walk.pyx
         extra_compile_args=["-O3", "-g0"],
     )
     # The generated C goes to build/, not beside the .pyx (it is an artefact, not a source).

@@ -306,8 +306,8 @@ def _fitted_pages(split: str, n: int) -> str:
 def train(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from trawl.extract.blocks import parse_blocks, parse_page
     from trawl.extract.features import STAGE1_NAMES, STAGE2_NAMES, stage1_matrix, stage2_matrix
+    from trawl.html.blocks import parse_blocks, parse_page
 
     split = args.split
     if split == "heldout":
@@ -458,7 +458,7 @@ def _optional(module: str) -> bool:
 def _readability(html: str) -> str:
     from readability import Document as RDoc  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
-    from trawl.extract.blocks import parse_blocks
+    from trawl.html.blocks import parse_blocks
 
     summary = RDoc(html).summary(html_partial=True)
     return "\n".join(b.text for b in parse_blocks(summary).blocks)

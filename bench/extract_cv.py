@@ -51,9 +51,9 @@ def cache_path(split: str) -> Path:
 
 
 def build_cache(split: str) -> None:
-    from trawl.extract.blocks import parse_blocks, parse_page
     from trawl.extract.bte import body_text_extraction
     from trawl.extract.evaluate import words
+    from trawl.html.blocks import parse_blocks, parse_page
 
     pages = bench.load(None, split)
     out = []

@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 import pytest
 
 from trawl.convert.base import ConvertOptions
-from trawl.convert.identify import extension_type, format_of_type, identify
 from trawl.convert.meta import check_metadata, parse_date
 from trawl.convert.pdf import clean_page_text, drop_running_lines
 from trawl.convert.rtf import convert_rtf
 from trawl.convert.xmlsafe import UnsafeXml, XmlError, parse_xml
+from trawl.sniff.identify import extension_type, format_of_type, identify
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
@@ -82,7 +82,7 @@ def test_declared_and_extension_are_recorded_and_compared() -> None:
 
 
 def format_of_type_type(fmt: str) -> str:
-    from trawl.convert.identify import FORMAT_TYPES
+    from trawl.sniff.identify import FORMAT_TYPES
 
     return FORMAT_TYPES[fmt]
 
@@ -192,7 +192,7 @@ def test_pdf_page_cleaning() -> None:
     ],
 )
 def test_xml_head_sniffed_by_its_root_element(head: bytes, kind: str) -> None:
-    from trawl.convert.sniff import sniff_type
+    from trawl.sniff.magic import sniff_type
 
     assert sniff_type(head) == kind
 

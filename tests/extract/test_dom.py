@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from trawl.extract import dom
-from trawl.extract.blocks import parse_blocks
+from trawl.html.blocks import parse_blocks
 
 
 def _best_expected_f1(p: np.ndarray, w: np.ndarray) -> float:

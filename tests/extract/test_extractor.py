@@ -10,7 +10,7 @@ import pytest
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.extract import ContentExtractor, extract
-from trawl.extract.blocks import compiled_walk
+from trawl.html.blocks import compiled_walk
 from trawl.pipeline.base import Pipeline, RunContext, Source
 
 _NAV = "".join(f'<li><a href="/s{k}">Section {k}</a></li>' for k in range(12))
@@ -60,8 +60,8 @@ def test_article_kept_boilerplate_dropped() -> None:
 def test_expected_f1_is_the_probabilities_expectation_of_the_kept_blocks() -> None:
     """2·Σ_kept p·w / (Σ_kept w + Σ_all p·w) over the classifier's probabilities; None when BTE
     or the whole page decided."""
-    from trawl.extract.blocks import parse_blocks, parse_page
     from trawl.extract.dom import classify_blocks
+    from trawl.html.blocks import parse_blocks, parse_page
 
     page = parse_blocks(parse_page(_page())[0])
     c = classify_blocks(page)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trawl.extract import blocks, features
-from trawl.extract.blocks import parse_blocks
+from trawl.extract import features
 from trawl.extract.features import _BOILER, STAGE1_NAMES, stage1_matrix
+from trawl.html import blocks
+from trawl.html.blocks import parse_blocks
 
 _TEXTS = [
     "Ein Absatz mit Umlauten: ä, ö, ü; und Fragen?",

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from trawl.errors import ConfigError
-from trawl.extract import _forest, blocks
+from trawl.extract import _forest
 from trawl.extract.features import STAGE1_NAMES, stage1_matrix
 from trawl.extract.forest import Forest, forest_raw_numpy
+from trawl.html import blocks
 
 
 def _module(**tables: tuple[object, ...]) -> types.ModuleType:

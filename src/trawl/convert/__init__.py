@@ -1,6 +1,6 @@
 """Bytes of any format to text, title, metadata and links.
 
-* :mod:`~trawl.convert.sniff` and :mod:`~trawl.convert.identify`: what a payload really is, by its
+* :mod:`~trawl.sniff`, and :mod:`~trawl.sniff.identify`: what a payload really is, by its
   magic number and container, against what it was declared to be and what its name says;
 * :mod:`~trawl.convert.registry`: format → converter, :func:`~trawl.convert.registry.convert_bytes`
   for one payload and the pipeline step :class:`~trawl.convert.registry.FormatConverter`;

@@ -45,14 +45,15 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trawl.config import Config
 from trawl.convert.meta import check_metadata
-from trawl.convert.nesting import flatten_utf8
 from trawl.convert.registry import FormatConverter
-from trawl.convert.sniff import TypeSniffer, effective_type, is_html
+from trawl.convert.sniff import TypeSniffer
 from trawl.convert.text import TextConverter
 from trawl.decode.charset import CharsetDecoder, decode_document
 from trawl.document import Document, Link
 from trawl.errors import ConfigError
+from trawl.html.nesting import flatten_utf8
 from trawl.pipeline.base import Step
+from trawl.sniff.magic import effective_type, is_html
 
 __all__ = [
     "DEFAULT_MAX_CHARS",

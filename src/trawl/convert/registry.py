@@ -1,6 +1,6 @@
 """The converter registry: format → converter, and the pipeline step that uses it.
 
-:data:`REGISTRY` maps each format name that :func:`~trawl.convert.identify.identify` reports to a
+:data:`REGISTRY` maps each format name that :func:`~trawl.sniff.identify.identify` reports to a
 :class:`ConverterSpec`: the function, whether it takes bytes or decoded characters, and whether
 it runs isolated in a worker process (:class:`~trawl.convert.guard.Guard`) — PDF (PDFium is C) and
 every ZIP package (bombs, deep XML). :func:`convert_bytes` is the whole job for one payload —
@@ -29,17 +29,17 @@ from urllib.parse import unquote, urlsplit
 from trawl.convert.base import ConversionError, Converted, ConvertOptions
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
-from trawl.convert.identify import Identity, format_of_type, identify
 from trawl.convert.meta import check_metadata
 from trawl.convert.office import convert_docx, convert_epub, convert_odf, convert_pptx, convert_xlsx
 from trawl.convert.pdf import convert_pdf
 from trawl.convert.rtf import convert_rtf
-from trawl.convert.sniff import effective_type, is_html, is_plain_text
 from trawl.convert.text import normalize_text, text_title
 from trawl.decode.charset import body_of, decode_html
 from trawl.document import Document, Link
 from trawl.errors import ConfigError, MissingDependency
 from trawl.pipeline.base import Step
+from trawl.sniff.identify import Identity, format_of_type, identify
+from trawl.sniff.magic import effective_type, is_html, is_plain_text
 
 __all__ = [
     "REGISTRY",

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from trawl.convert.sniff import effective_type, is_html, is_plain_text
 from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
+from trawl.sniff.magic import effective_type, is_html, is_plain_text
 
 __all__ = ["DEFAULT_MAX_CHARS", "MAX_TITLE_CHARS", "TextConverter", "normalize_text", "text_title"]
 

@@ -64,13 +64,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from trawl.convert.sniff import effective_type, is_textual
 from trawl.decode.detect import EncodingDetector, default_detector, nul_pattern
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
 from trawl.decode.mojibake import check_mojibake
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import Step
+from trawl.sniff.magic import effective_type, is_textual
 
 __all__ = [
     "CharsetDecoder",

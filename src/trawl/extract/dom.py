@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from trawl.extract import _forest, _weights
-from trawl.extract.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
@@ -25,6 +24,7 @@ from trawl.extract.features import (
     stage2_matrix,
 )
 from trawl.extract.forest import Forest
+from trawl.html.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
 
 __all__ = [
     "Classified",
@@ -42,7 +42,7 @@ _STAGE1 = Forest.from_module(_forest, STAGE1_NAMES)
 _W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
 _W2_STAGE2, _W2_STAGE1 = _W2[: len(STAGE2_NAMES)], _W2[len(STAGE2_NAMES) :]
 _LINE_TAGS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
-#: Per tag index (:data:`~trawl.extract.blocks.BLOCK_TAGS`, the body's -1 last): a line-like tag.
+#: Per tag index (:data:`~trawl.html.blocks.BLOCK_TAGS`, the body's -1 last): a line-like tag.
 _LINE_INDEX = np.array([t in _LINE_TAGS for t in (*BLOCK_TAGS, "body")], dtype=bool)
 
 

@@ -26,7 +26,7 @@ remaining, costlier stages are skipped and the best answer so far is returned (`
 Elements nested deeper than ``nesting.MAX_DEPTH`` and attributes past ``nesting.MAX_ATTRIBUTES``
 in one tag are dropped before parsing (``"depth"``, ``"attributes"``; attributes that nothing reads
 are dropped before that, with the compiled module, and cut nothing; see
-:mod:`trawl.convert.nesting`).
+:mod:`trawl.html.nesting`).
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from trawl.convert.sniff import effective_type, is_html
 from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.extract.blocks import PageBlocks, parse_blocks, parse_page
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
 from trawl.extract.dom import classify_blocks, render_index
 from trawl.extract.metadata import date_in_text, read_metadata
+from trawl.html.blocks import PageBlocks, parse_blocks, parse_page
 from trawl.pipeline.base import Step
+from trawl.sniff.magic import effective_type, is_html
 
 __all__ = [
     "DEFAULT_MAX_BLOCKS",

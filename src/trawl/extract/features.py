@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from trawl.extract.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, compiled_walk, trie_pattern
+from trawl.html.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, compiled_walk, trie_pattern
 
 __all__ = [
     "N_BLOCK_FEATURES",

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trawl.extract.blocks import PageTree, compiled_walk, parse_page
+from trawl.html.blocks import PageTree, compiled_walk, parse_page
 
 __all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
@@ -488,7 +488,7 @@ def date_in_text(text: str) -> str:
 def extract_metadata(markup: str | bytes, url: str | None = None) -> PageMetadata:
     """Parse a page and read its title, author and date (see the module docstring).
 
-    The tree is the extractor's (:func:`~trawl.extract.blocks.parse_page`: scripts, styles and SVG
+    The tree is the extractor's (:func:`~trawl.html.blocks.parse_page`: scripts, styles and SVG
     cut, JSON-LD kept, hostile nesting flattened), so the written-date fallback reads the page's
     text and not dates inside its scripts.
     """

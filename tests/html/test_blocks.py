@@ -6,7 +6,7 @@ import re
 import time
 
 from trawl.extract import extract
-from trawl.extract.blocks import HIDDEN_BIT, HINT_NAMES, hint_bits, parse_blocks, trie_pattern
+from trawl.html.blocks import HIDDEN_BIT, HINT_NAMES, hint_bits, parse_blocks, trie_pattern
 
 
 def _bit(name: str) -> int:

@@ -11,7 +11,7 @@ nest; void elements and those whose end tag is routinely omitted (``p``, ``li``,
 count, nor do those a parser never nests in themselves (``a``, ``form``, headings…), and comments
 are skipped.
 
-The scan is compiled (``trawl.extract._walk.guard_markup``, over UTF-8) when that module was built,
+The scan is compiled (``trawl.html._walk.guard_markup``, over UTF-8) when that module was built,
 and :func:`guard_markup` here is its reference (the tests compare them); :func:`flatten_utf8` picks.
 """
 
@@ -159,7 +159,7 @@ def _compiled() -> Any:
     if os.environ.get("TRAWL_PURE_PYTHON"):
         return None
     try:
-        from trawl.extract import _walk  # noqa: PLC0415 - optional, and extract imports this module
+        from trawl.html import _walk  # noqa: PLC0415 - optional, and extract imports this module
     except ImportError:
         return None
     return _walk

@@ -29,7 +29,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from trawl.convert.sniff import SNIFF_BYTES, informative_type, sniff_type, type_family, types_disagree
+from trawl.sniff.magic import SNIFF_BYTES, informative_type, sniff_type, type_family, types_disagree
 
 __all__ = ["FORMAT_TYPES", "Identity", "extension_type", "format_of_type", "identify"]
 

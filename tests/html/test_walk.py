@@ -1,4 +1,4 @@
-"""The compiled block walk (``trawl.extract._walk``) gives exactly the Python walk's pages.
+"""The compiled block walk (``trawl.html._walk``) gives exactly the Python walk's pages.
 
 Both walks run on the same documents: hand-made ones aimed at the edges (links across block
 boundaries, line breaks inside links, Unicode spaces, hidden elements inside hidden elements,
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from trawl.extract import blocks
-from trawl.extract.blocks import compiled_walk_status, hint_bits, parse_blocks
+from trawl.html import blocks
+from trawl.html.blocks import compiled_walk_status, hint_bits, parse_blocks
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "extraction" / "wcxb-dev" / "html"
 
@@ -139,7 +139,7 @@ def test_compiled_hint_matcher_matches_the_regex_on_real_class_names() -> None:
 
 
 def test_pure_python_switch() -> None:
-    code = "from trawl.extract.blocks import compiled_walk_status as s; print(s())"
+    code = "from trawl.html.blocks import compiled_walk_status as s; print(s())"
     env = {**os.environ, "TRAWL_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "disabled by TRAWL_PURE_PYTHON"
@@ -154,7 +154,7 @@ def test_compiled_walk_is_built_here() -> None:
 
 @needs_compiled
 def test_a_build_lacking_a_function_the_python_calls_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trawl.extract import _walk
+    from trawl.html import _walk
 
     assert set(blocks._WALK_FUNCTIONS) == set(_walk.__all__)  # the list follows the module
     monkeypatch.delattr(_walk, "page_columns")
@@ -487,7 +487,7 @@ def test_deep_nesting_and_attribute_floods_are_flattened_before_parsing() -> Non
 
 @needs_compiled
 def test_compiled_guard_matches_the_python_guard() -> None:
-    from trawl.convert.nesting import guard_markup
+    from trawl.html.nesting import guard_markup
 
     walk = blocks._compiled()
     rng = random.Random(11)

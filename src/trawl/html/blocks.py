@@ -8,7 +8,7 @@ neighbours.
 
 Speed: two walks give the same pages (tested on real documents).
 
-* The compiled walk (:mod:`trawl.extract._walk`, Cython, built on install) reads lexbor's node
+* The compiled walk (:mod:`trawl.html._walk`, Cython, built on install) reads lexbor's node
   structs directly: one C pass measures the hidden elements, a second gathers each block's text,
   word and link-word counts and each block element's context, and the class/id keywords are
   matched by a C trie for ASCII names. No Python object is made per node. It is used when it was
@@ -44,7 +44,7 @@ import numpy as np
 from selectolax import lexbor as lx
 from selectolax.lexbor import LexborHTMLParser
 
-from trawl.convert.nesting import MAX_ATTRIBUTES, MAX_DEPTH, flatten_utf8
+from trawl.html.nesting import MAX_ATTRIBUTES, MAX_DEPTH, flatten_utf8
 
 __all__ = [
     "ANCESTOR_GROUPS",
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from trawl.extract._walk import LiteTree
+    from trawl.html._walk import LiteTree
 
 #: A page's tree: lexbor's, or the compiled module's own (:func:`parse_page`).
 PageTree: TypeAlias = "LexborHTMLParser | LiteTree"
@@ -493,7 +493,7 @@ def parse_blocks(
 
     ``markup`` may be an already parsed tree (:func:`parse_page`), which this may modify
     (markers, removed elements). ``compiled`` chooses the walk: the compiled one
-    (:mod:`trawl.extract._walk`) when it was built and passed its probe (the default, ``None``),
+    (:mod:`trawl.html._walk`) when it was built and passed its probe (the default, ``None``),
     or the Python one (``False``, lexbor's trees only); both give the same blocks.
     """
     tree = LexborHTMLParser(markup) if isinstance(markup, (str, bytes)) else markup
@@ -503,7 +503,7 @@ def parse_blocks(
     if compiled is not False and _compiled() is not None:
         return _parse_compiled(body, remove_hidden)
     if compiled or not isinstance(tree, LexborHTMLParser):
-        raise RuntimeError("the compiled block walk (trawl.extract._walk) is not available")
+        raise RuntimeError("the compiled block walk (trawl.html._walk) is not available")
     return _parse_python(body, remove_hidden)
 
 
@@ -710,7 +710,7 @@ def _compiled() -> Any:
 
 
 def compiled_walk() -> Any:
-    """The compiled walk module (:mod:`trawl.extract._walk`) when :func:`parse_blocks` uses it,
+    """The compiled walk module (:mod:`trawl.html._walk`) when :func:`parse_blocks` uses it,
     else None (see :func:`compiled_walk_status`)."""
     return _compiled()
 
@@ -749,7 +749,7 @@ def _load_compiled() -> str:
     if os.environ.get("TRAWL_PURE_PYTHON"):
         return "disabled by TRAWL_PURE_PYTHON"
     try:
-        from trawl.extract import _walk  # noqa: PLC0415 - optional: built on install when it can be
+        from trawl.html import _walk  # noqa: PLC0415 - optional: built on install when it can be
     except ImportError as exc:
         return f"not built ({exc})"
     missing = [name for name in _WALK_FUNCTIONS if not hasattr(_walk, name)]
@@ -828,7 +828,7 @@ class ParsedPage(NamedTuple):
 def parse_page(markup: str | bytes, *, lite: bool = True) -> ParsedPage:
     """The page's tree without scripts, styles, SVG and (with the compiled module) the attributes
     nothing reads (``_walk.strip_attributes``), the guard's reason when the markup had to be
-    flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.convert.nesting`), and which
+    flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.html.nesting`), and which
     parser built it (:class:`ParsedPage`).
     The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
 

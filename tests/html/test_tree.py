@@ -3,7 +3,7 @@ the metadata what lexbor's tree gives them, or says why it gave up.
 
 The reference is the tree the extractor parsed before: lexbor over the cut, stripped markup
 (``parse_page(..., lite=False)``). Each check compares the text blocks with every column of
-:class:`~trawl.extract.blocks.PageBlocks`, and the title, author, date and their sources, on
+:class:`~trawl.html.blocks.PageBlocks`, and the title, author, date and their sources, on
 hand-made pages aimed at the tree construction rules, on real WCXB pages and on fuzzed tag soup.
 """
 
@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trawl.convert.nesting import MAX_ATTRIBUTES, MAX_DEPTH
-from trawl.extract import blocks, extract, metadata
-from trawl.extract.blocks import compiled_walk_status, parse_page
+from trawl.extract import extract, metadata
+from trawl.html import blocks
+from trawl.html.blocks import compiled_walk_status, parse_page
+from trawl.html.nesting import MAX_ATTRIBUTES, MAX_DEPTH
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "extraction" / "wcxb-dev" / "html"
 

@@ -1972,7 +1972,7 @@ cdef class LiteTree:
         return n
 
     cdef int guard_tag(self, const unsigned char *p, size_t name, size_t n, bint start) noexcept:
-        """The nesting guard's count (trawl.convert.nesting: its names, its rule)."""
+        """The nesting guard's count (trawl.html.nesting: its names, its rule)."""
         cdef size_t j = name
         while j < n and is_name_char(p[j]):
             j += 1
@@ -2159,7 +2159,7 @@ def build_tree(bytes markup, size_t max_depth, size_t max_attrs):
     (nothing else of it is usable)."""
     cdef LiteTree tree = LiteTree()
     if not _tree_ready:
-        raise RuntimeError("trawl.extract._walk.init_tree was not called")
+        raise RuntimeError("trawl.html._walk.init_tree was not called")
     tree.stack = <int *> malloc(LITE_MAX_DEPTH * sizeof(int))
     if tree.stack == NULL:
         raise MemoryError()

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from trawl.convert.sniff import (
-    TypeSniffer,
-    effective_type,
-    is_html,
-    is_plain_text,
-    is_textual,
-    sniff_type,
-    types_disagree,
-)
+from trawl.convert.sniff import TypeSniffer
 from trawl.document import Document
 from trawl.pipeline.base import RunContext
+from trawl.sniff.magic import effective_type, is_html, is_plain_text, is_textual, sniff_type, types_disagree
 
 OOXML = "application/vnd.openxmlformats-officedocument"
 ODF = "application/vnd.oasis.opendocument"

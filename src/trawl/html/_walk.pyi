@@ -1,4 +1,4 @@
-"""Types of the compiled block walk (``_walk.pyx``); see :mod:`trawl.extract.blocks`."""
+"""Types of the compiled block walk (``_walk.pyx``); see :mod:`trawl.html.blocks`."""
 
 from collections.abc import Callable
 from typing import Any

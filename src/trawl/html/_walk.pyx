@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled block walk of :func:`trawl.extract.blocks.parse_blocks` (optional fast path).
+"""The compiled block walk of :func:`trawl.html.blocks.parse_blocks` (optional fast path).
 
 It reads the DOM that selectolax's lexbor parser built, through lexbor's own node structs, and
 produces the same text blocks and block elements as the pure-Python walk, in one C pass per
@@ -411,7 +411,7 @@ def hint_bits_ascii(bytes names):
     cdef unsigned char *p = <unsigned char *> (<char *> buf)
     cdef size_t i
     if _hint_trie.next == NULL:
-        raise RuntimeError("trawl.extract._walk.init_hints was not called")
+        raise RuntimeError("trawl.html._walk.init_hints was not called")
     for i in range(len(buf)):
         if p[i] >= 128:
             return None
@@ -804,7 +804,7 @@ def hidden_sizes(size_t root_id, object is_hidden_style, bint attributes=True):
     cdef list found = []
     cdef bint candidate
     if not _ready:
-        raise RuntimeError("trawl.extract._walk.init was not called")
+        raise RuntimeError("trawl.html._walk.init was not called")
     cursor_init(&cur, <lxb_dom_node_t *> root_id)
     while True:
         ev = cursor_next(&cur)
@@ -1047,7 +1047,7 @@ def meta_candidates(size_t root_id):
     cdef list out = []
     cdef int code, ev
     if not (_ready and _meta_ready):
-        raise RuntimeError("trawl.extract._walk.init_meta was not called")
+        raise RuntimeError("trawl.html._walk.init_meta was not called")
     if node == NULL or node.type != T_ELEMENT:
         return out
     cursor_init(&cur, node)
@@ -1105,7 +1105,7 @@ def meta_first_link(size_t node_id):
     cdef int ev = EV_ENTER
     cdef bint lite = is_lite(node)
     if not _meta_ready:
-        raise RuntimeError("trawl.extract._walk.init_meta was not called")
+        raise RuntimeError("trawl.html._walk.init_meta was not called")
     cursor_init(&cur, node)
     while True:
         if ev == EV_END:
@@ -1177,7 +1177,7 @@ def walk(size_t root_id, object drop, dict hint_cache, object hint_bits, long hi
     cdef unsigned char space = 32, newline = 10
     cdef bint has_drop = bool(drop), dropped
     if not _ready:
-        raise RuntimeError("trawl.extract._walk.init was not called")
+        raise RuntimeError("trawl.html._walk.init was not called")
     st.texts = []
     st.in_link = False
     els.add(-1, -1, 0, 0, 0, 0, 0)
@@ -1375,7 +1375,7 @@ def boiler_hits(list texts, list candidates, object fallback):
     cdef const char *p
     cdef list hits = []
     if _boiler_trie.next == NULL:
-        raise RuntimeError("trawl.extract._walk.init_boiler was not called")
+        raise RuntimeError("trawl.html._walk.init_boiler was not called")
     for i in candidates:
         text = <str> texts[i]
         p = PyUnicode_AsUTF8AndSize(text, &n)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from selectolax.lexbor import LexborHTMLParser
 
 from trawl.convert.html import HtmlConverter, extract_html
-from trawl.convert.nesting import flatten_utf8, guard_markup
 from trawl.document import Document
+from trawl.html.nesting import flatten_utf8, guard_markup
 
 
 def test_ordinary_markup_passes_untouched() -> None:
