@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any
 from trawl.crawl import aio
 from trawl.crawl.crawler import CrawlSettings
-from trawl.crawl.job import crawl
+from trawl.jobs.crawl import crawl
 from trawl.store.collection import Collection
 port, pages = int(sys.argv[1]), int(sys.argv[2])
 WORKERS, OVERRIDES = 2, []

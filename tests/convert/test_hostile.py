@@ -15,8 +15,8 @@ from tests.convert.corpus import build, empty_pages_pdf, scanned_pdf
 from trawl.acquire.localdir import LocalDirSource
 from trawl.convert.base import ConvertOptions
 from trawl.convert.guard import Guard
-from trawl.convert.html import default_steps
 from trawl.convert.registry import convert_bytes
+from trawl.jobs.steps import default_steps
 from trawl.pipeline import Pipeline
 from trawl.pipeline.base import RunContext
 

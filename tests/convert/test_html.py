@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trawl.config import load_config
-from trawl.convert.html import HtmlConverter, default_steps, extract_html, resolve_link
+from trawl.convert.html import HtmlConverter, extract_html, resolve_link
 from trawl.convert.sniff import TypeSniffer
 from trawl.convert.text import TextConverter
 from trawl.decode.charset import CharsetDecoder
 from trawl.document import Document, Link
+from trawl.jobs.steps import default_steps
 from trawl.pipeline.base import RunContext, Step
 
 URL = "http://example.com/dir/page.html"

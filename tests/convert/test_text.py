@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from trawl.convert.html import default_steps
 from trawl.convert.text import TextConverter, normalize_text, text_title
 from trawl.document import Document
+from trawl.jobs.steps import default_steps
 from trawl.pipeline.base import RunContext
 
 

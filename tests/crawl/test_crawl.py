@@ -21,7 +21,7 @@ import pytest
 
 from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings
 from trawl.crawl.frontier import Frontier
-from trawl.crawl.job import crawl
+from trawl.jobs.crawl import crawl
 from trawl.store.collection import Collection
 from trawl.testweb import LogEntry, ServerThread, TestWeb, TestWebServer
 
@@ -325,6 +325,6 @@ def test_worker_processes_store_what_the_loop_stores(tmp_path: Path) -> None:
     mine = [
         line
         for line in ps.splitlines()
-        if "trawl.crawl.storeproc" in line and line.split()[0] == str(os.getpid())
+        if "trawl.jobs.storeproc" in line and line.split()[0] == str(os.getpid())
     ]
     assert not mine

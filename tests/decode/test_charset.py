@@ -408,7 +408,7 @@ def _run(step: CharsetDecoder, ctx: RunContext, *docs: Document) -> list[Documen
 
 
 def test_html_entities_are_decoded_once() -> None:
-    from trawl.convert.html import default_steps
+    from trawl.jobs.steps import default_steps
 
     doc = Document(
         url="http://example.org/e",

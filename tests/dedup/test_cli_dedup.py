@@ -127,8 +127,8 @@ def test_search_index_stored_loaded_and_rebuilt_when_stale(
 ) -> None:
     import shutil
 
-    from trawl.dedup.collection import open_index
     from trawl.dedup.engine import DedupOptions
+    from trawl.jobs.dedup import open_index
 
     coll = tmp_path / "coll"
     shutil.copytree(collection, coll)
@@ -188,9 +188,9 @@ def _stored_search_is_the_in_memory_one(
     coll: Path, collection: Path, options: Any, query: str, names: tuple[str, ...]
 ) -> None:
     """A search answers from the stored index, as the in-memory finder does."""
-    from trawl.dedup.collection import load_finder, near_in_collection
     from trawl.dedup.engine import FINGERPRINT_METHODS
     from trawl.dedup.fingerprint import IndexedHashSets
+    from trawl.jobs.dedup import load_finder, near_in_collection
 
     with Collection.open(coll) as c:
         result = near_in_collection(c, options, text=query)

@@ -154,7 +154,7 @@ def test_type_sniffer_keeps_a_type_declared_by_the_source() -> None:
 def test_a_gzipped_file_is_judged_by_what_is_inside(tmp_path: Path) -> None:
     """A desktop crawl's page.html.gz: the gzip is a content coding, the inside is HTML."""
     from trawl.acquire.localdir import LocalDirSource
-    from trawl.convert.html import default_steps
+    from trawl.jobs.steps import default_steps
     from trawl.pipeline import Pipeline
 
     (tmp_path / "page.html.gz").write_bytes(gzip.compress(b"<title>Packed</title><p>Inside a gzip.</p>"))

@@ -12,8 +12,8 @@ from rich.table import Table as RichTable
 
 from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
-from trawl.crawl.job import crawl
 from trawl.errors import ConfigError
+from trawl.jobs.crawl import crawl
 from trawl.store.collection import Collection
 
 HELP = "crawl the web from seed URLs into a collection (polite, robots.txt-obeying, resumable)"

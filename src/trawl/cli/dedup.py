@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from trawl.cli.common import add_config_options, out_console
-from trawl.dedup.collection import discover_collection, near_in_collection, pair_row
 from trawl.dedup.engine import METHODS, DedupOptions
 from trawl.errors import ConfigError
+from trawl.jobs.dedup import discover_collection, near_in_collection, pair_row
 from trawl.store.collection import Collection
 
 HELP = "find exact and near-duplicate documents in a collection (discovery), or one document's (search)"

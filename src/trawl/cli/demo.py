@@ -11,7 +11,7 @@ from trawl.cli.common import err_console, out_console
 from trawl.cli.ingest import summary_table
 from trawl.demo import describe, generate_sample
 from trawl.errors import MissingDependency
-from trawl.pipeline.ingest import ingest
+from trawl.jobs.ingest import ingest
 from trawl.store.collection import Collection
 
 HELP = "build a demo collection from a generated multi-format, multi-language sample (offline)"
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     crawl_path = base / "crawl"
     try:
         from trawl.cli.crawl import summary_table as crawl_table  # noqa: PLC0415 - optional extra
-        from trawl.crawl.job import crawl_testweb  # noqa: PLC0415
+        from trawl.jobs.crawl import crawl_testweb  # noqa: PLC0415
 
         crawled = crawl_testweb(crawl_path)
     except MissingDependency as exc:

@@ -11,7 +11,7 @@ from rich.table import Table as RichTable
 
 from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
 from trawl.document import Document
-from trawl.pipeline.ingest import IngestResult, ingest
+from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 

@@ -43,12 +43,8 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from trawl.config import Config
 from trawl.convert.meta import check_metadata
-from trawl.convert.registry import FormatConverter
-from trawl.convert.sniff import TypeSniffer
-from trawl.convert.text import TextConverter
-from trawl.decode.charset import CharsetDecoder, decode_document
+from trawl.decode.charset import decode_document
 from trawl.document import Document, Link
 from trawl.errors import ConfigError
 from trawl.html.nesting import flatten_utf8
@@ -62,7 +58,6 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "HtmlConverter",
     "HtmlPage",
-    "default_steps",
     "extract_html",
     "resolve_link",
 ]
@@ -473,22 +468,3 @@ class HtmlConverter(Step):
         if not page.title:
             self.count("html/untitled")
         return doc
-
-
-def default_steps(config: Config | None = None) -> list[Step]:
-    """The conversion path, in order: sniff the type, decode, convert HTML, convert every other
-    format through the registry (:class:`~trawl.convert.registry.FormatConverter`: PDF, office,
-    ODF, EPUB, RTF, XML, feeds; isolated in a worker process), convert plain text."""
-    if config is None:
-        return [TypeSniffer(), CharsetDecoder(), HtmlConverter(), FormatConverter(), TextConverter()]
-    return [
-        TypeSniffer(),
-        CharsetDecoder(
-            max_body_bytes=config.decode.max_body_bytes,
-            default_encoding=config.decode.default_encoding,
-            detector=config.decode.detector,
-        ),
-        HtmlConverter(max_chars=config.html.max_chars),
-        FormatConverter(max_chars=config.html.max_chars),
-        TextConverter(max_chars=config.html.max_chars),
-    ]

@@ -23,11 +23,11 @@ Policies, in the order a URL meets them (each counts what it rejects as ``drop/<
 6. **Conditional GET** on revisits (``If-None-Match`` / ``If-Modified-Since``); ``304`` counts as
    unchanged.
 
-Every response (robots.txt, sitemaps and 3xx included) is written to the collection's WARC and
-table through :class:`~trawl.store.collection.CollectionWriter`, pages after the default
-pipeline (type sniffing, decoding, HTML/text conversion) so their text and out-links are stored.
-That work runs in worker processes (:mod:`trawl.crawl.storeproc`) while the loop goes on
-fetching; a page's visit waits for its answer (the links, once the page is written) but lets its
+Every response (robots.txt, sitemaps and 3xx included) goes to a :class:`~trawl.crawl.sink.Sink`,
+which writes it to the collection's WARC and table, pages after the default pipeline (type
+sniffing, decoding, conversion, main content, language) so their text and out-links are stored.
+The crawl job's sink does that in worker processes (:mod:`trawl.jobs.storeproc`) while the loop
+goes on fetching; a page's visit waits for its answer (the links, once the page is written) but lets its
 host go as soon as the response is in, so politeness is timed from the response, not the parse.
 Sitemaps and feeds add their URLs; in revisit mode each page is queued again at an interval set
 from its estimated Poisson change rate (:mod:`trawl.crawl.revisit`); with focus terms the links
@@ -57,13 +57,13 @@ from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
 from trawl.crawl.revisit import ChangeHistory, estimate_rate, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
-from trawl.crawl.storeproc import StoreJob, StoreOutcome, StoreWorker, process_job
+from trawl.crawl.sink import Sink, StoreJob, StoreOutcome
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
 from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
-from trawl.crawl.warcreq import RequestRecorder, new_record_id
+from trawl.crawl.warcreq import new_record_id
 from trawl.document import Link
 from trawl.errors import ConfigError, StoreError
-from trawl.pipeline.base import RunContext, Step
+from trawl.pipeline.base import RunContext
 from trawl.pipeline.stats import Stats
 
 __all__ = ["TRANSPORTS", "CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
@@ -244,19 +244,16 @@ class Crawler:
         settings: CrawlSettings,
         frontier: Frontier,
         *,
-        steps: Sequence[Step] = (),
         ctx: RunContext | None = None,
         transport: Transport | None = None,
         recover: Callable[[Entry, str], list[Link] | None] | None = None,
         inbox_dir: Path | None = None,
         on_progress: Callable[[Progress], None] | None = None,
-        requests: RequestRecorder | None = None,
-        sink: StoreWorker | None = None,
+        sink: Sink | None = None,
     ) -> None:
         settings.check()
         self.settings = settings
         self.frontier = frontier
-        self.steps = list(steps)
         self.ctx = ctx or RunContext()
         self.stats = self.ctx.stats
         self.transport = transport
@@ -264,7 +261,6 @@ class Crawler:
         self.recover_fn = recover
         self.inbox_dir = inbox_dir
         self.on_progress = on_progress
-        self.recorder = requests
         self.focus = TopicScorer(settings.focus) if settings.focus else None
         self._include = [re.compile(p) for p in settings.include]
         self._exclude = [re.compile(p) for p in settings.exclude]
@@ -828,7 +824,7 @@ class Crawler:
 
     @property
     def _storing(self) -> bool:
-        return self.settings.store and (self.sink is not None or bool(self.steps))
+        return self.settings.store and self.sink is not None
 
     def _job(
         self, kind: str, resp: FetchResponse, url: str, source: str, links: Sequence[Link] = ()
@@ -850,11 +846,10 @@ class Crawler:
         )
 
     async def _store(self, job: StoreJob) -> StoreOutcome:
-        """Through the pipeline into the collection: in the worker process when there is one
-        (awaited: the answer comes once the page is written), else here, in the loop."""
-        if self.sink is not None:
-            return await self.sink.submit(job)
-        return process_job(job, self.steps, self.ctx, self.recorder)
+        """Through the sink into the collection (awaited: the answer comes once the page is
+        written)."""
+        assert self.sink is not None
+        return await self.sink.submit(job)
 
     def _store_response(self, resp: FetchResponse, url: str, kind: str, e: Entry | None) -> None:
         """Store a response nothing waits for (robots.txt, a 429/503)."""
@@ -864,9 +859,7 @@ class Crawler:
             f"{self._source_prefix}/{kind}" if e is None else f"{self._source_prefix}/{e.key}/{e.fetches}"
         )
         job = self._job("raw", resp, url, source)
-        if self.sink is None:
-            process_job(job, self.steps, self.ctx, self.recorder)
-            return
+        assert self.sink is not None
         fut = self.sink.submit(job)
         fut.add_done_callback(self._stored_in_background)
 

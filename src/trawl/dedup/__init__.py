@@ -11,7 +11,7 @@ Modules, bottom up:
 * :mod:`~trawl.dedup.minhash` — one-permutation MinHash and LSH bands x rows from a threshold;
 * :mod:`~trawl.dedup.cluster` — union-find clusters with a representative;
 * :mod:`~trawl.dedup.engine` — the methods together over a batch: discovery and search;
-* :mod:`~trawl.dedup.collection` — the same over a collection, results stored in its ``dup`` family.
+* :mod:`~trawl.jobs.dedup` — the same over a collection, results stored in its ``dup`` family.
 """
 
 from __future__ import annotations

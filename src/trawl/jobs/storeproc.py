@@ -37,18 +37,16 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from dataclasses import dataclass, field
-from datetime import datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from trawl.document import Document, Link
+from trawl.crawl.sink import StoreJob, StoreOutcome
+from trawl.document import Document
 from trawl.errors import StoreError
 
 __all__ = [
-    "StoreJob",
-    "StoreOutcome",
+    "InLoopSink",
     "StoreWorker",
     "finish",
     "main",
@@ -58,38 +56,6 @@ __all__ = [
 ]
 
 _BATCH = 64
-
-
-@dataclass(slots=True)
-class StoreJob:
-    """One response for the collection.
-
-    ``kind``: ``page`` (the whole pipeline, then the writer; links come back), ``links`` (a
-    sitemap or feed: stored with the ``links`` the crawler parsed, no conversion) or ``raw``
-    (robots.txt, a 429/503: the pipeline and the writer, nothing comes back that matters).
-    """
-
-    kind: str
-    url: str
-    status: int
-    headers: list[tuple[str, str]]
-    body: bytes
-    source: str
-    fetched_at: datetime
-    record_id: str
-    ip: str | None = None
-    truncated: bool = False
-    request_headers: list[tuple[str, str]] = field(default_factory=list)
-    links: list[Link] = field(default_factory=list)  # for "links"; for "page": extra (a redirect)
-    want_text: bool = False
-
-
-@dataclass(slots=True)
-class StoreOutcome:
-    stored: bool
-    links: list[Link] = field(default_factory=list)
-    nofollow: bool = False
-    text: str = ""
 
 
 def make_document(job: StoreJob) -> Document:
@@ -150,6 +116,39 @@ def process_job(job: StoreJob, steps: list[Any], ctx: Any, recorder: Any | None)
     return finish(job, docs, steps[-1] if steps else None, ctx, recorder)
 
 
+class InLoopSink:
+    """A :class:`~trawl.crawl.sink.Sink` that runs the pipeline and the writer in the event loop
+    itself (``store_workers = 0``: for a machine without a core to spare; a page's parse then
+    delays every fetch in flight by as much)."""
+
+    def __init__(self, steps: list[Any], ctx: Any, recorder: Any | None = None) -> None:
+        self.steps = steps  # the conversion steps, then the writer
+        self.ctx = ctx
+        self.recorder = recorder
+        self.failed: str | None = None
+        self._closed = False
+
+    async def open(self) -> None:
+        return None
+
+    def submit(self, job: StoreJob) -> asyncio.Future[StoreOutcome]:
+        fut: asyncio.Future[StoreOutcome] = asyncio.get_running_loop().create_future()
+        try:
+            fut.set_result(process_job(job, self.steps, self.ctx, self.recorder))
+        except Exception as exc:  # the crawler decides what a failed store means for the page
+            fut.set_exception(exc)
+        return fut
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for step in self.steps:
+            step.close()
+        if self.recorder is not None:
+            self.recorder.close()
+
+
 def _die_with_parent(parent: int) -> None:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
@@ -172,8 +171,8 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
     to the ``store`` worker, which writes them and answers the crawler."""
     _die_with_parent(parent)
     from trawl.crawl.warcreq import RequestRecorder  # noqa: PLC0415
+    from trawl.jobs.steps import build_steps  # noqa: PLC0415 - imported in the worker only
     from trawl.pipeline.base import Audit, RunContext  # noqa: PLC0415
-    from trawl.pipeline.ingest import build_steps  # noqa: PLC0415 - imported in the worker only
     from trawl.pipeline.stats import Stats  # noqa: PLC0415
     from trawl.store.collection import Collection  # noqa: PLC0415
 
@@ -254,7 +253,7 @@ def _merged(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m trawl.crawl.storeproc ROLE INBOX_FD OUTBOX_FD PARENT_PID`` (from StoreWorker)."""
+    """``python -m trawl.jobs.storeproc ROLE INBOX_FD OUTBOX_FD PARENT_PID`` (from StoreWorker)."""
     args = sys.argv[1:] if argv is None else argv
     inbox = Connection(int(args[1]), writable=False)
     outbox = Connection(int(args[2]), readable=False)
@@ -297,7 +296,7 @@ class StoreWorker:
 
     def start(self) -> None:
         """Start the worker(s): fresh interpreters (their imports overlap with the crawler's
-        start-up, and a script that calls :func:`~trawl.crawl.job.crawl` needs no ``__main__``
+        start-up, and a script that calls :func:`~trawl.jobs.crawl.crawl` needs no ``__main__``
         guard)."""
         env = dict(os.environ)
         package_root = str(Path(__file__).resolve().parents[2])
@@ -312,7 +311,7 @@ class StoreWorker:
             cmd = [
                 sys.executable,
                 "-m",
-                "trawl.crawl.storeproc",
+                "trawl.jobs.storeproc",
                 role,
                 str(inbox),
                 str(outbox),
@@ -451,7 +450,7 @@ class StoreWorker:
 
 if __name__ == "__main__":
     # run the imported module, not this ``__main__`` copy: what the worker pickles must name
-    # ``trawl.crawl.storeproc.StoreOutcome``, a class the crawler can find
+    # ``trawl.jobs.storeproc.StoreOutcome``, a class the crawler can find
     import importlib
 
-    importlib.import_module("trawl.crawl.storeproc").main()
+    importlib.import_module("trawl.jobs.storeproc").main()

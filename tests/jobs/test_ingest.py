@@ -10,7 +10,7 @@ import zlib
 from pathlib import Path
 
 from trawl.document import TRANSIENT, Document
-from trawl.pipeline.ingest import ingest
+from trawl.jobs.ingest import ingest
 from trawl.store.collection import Collection
 
 ARTICLE = "<p>" + "A long paragraph of ordinary English prose about rivers and their banks. " * 12 + "</p>"

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from trawl.acquire.detect import sources_for
 from trawl.config import Config
-from trawl.convert.html import default_steps
 from trawl.document import Document
-from trawl.pipeline.base import Pipeline, Source, Step
+from trawl.jobs.steps import build_steps
+from trawl.pipeline.base import Pipeline, Source
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
-__all__ = ["IngestResult", "build_sources", "build_steps", "ingest"]
+__all__ = ["IngestResult", "build_sources", "ingest"]
 
 
 @dataclass(slots=True)
@@ -36,21 +36,6 @@ class IngestResult:
 def build_sources(inputs: Sequence[str | Path], config: Config) -> list[Source]:
     """The sources for ``inputs``, by sniffing each one (never by its extension)."""
     return sources_for([str(p) for p in inputs], config=config)
-
-
-def build_steps(config: Config) -> list[Step]:
-    """Conversion (sniff, decode, convert), main content of HTML pages when ``extract.enabled``,
-    then language tagging (of the main content) when ``langid.enabled``."""
-    steps = default_steps(config)
-    if config.extract.enabled:
-        from trawl.extract import ContentExtractor  # noqa: PLC0415 -- loads its weights only when used
-
-        steps.append(ContentExtractor(method=config.extract.method, fmt=config.extract.format))
-    if config.langid.enabled:
-        from trawl.langid import LanguageTagger  # noqa: PLC0415 -- loads its model only when used
-
-        steps.append(LanguageTagger(method=config.langid.method, max_chars=config.langid.max_chars))
-    return steps
 
 
 def ingest(

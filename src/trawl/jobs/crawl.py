@@ -15,12 +15,12 @@ from pathlib import Path
 from trawl.crawl import aio
 from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, Progress
 from trawl.crawl.frontier import Entry, Frontier
-from trawl.crawl.storeproc import StoreWorker
+from trawl.crawl.sink import Sink
 from trawl.crawl.warcreq import RequestRecorder
 from trawl.document import Link
 from trawl.errors import ConfigError, RecordNotFound, StoreError
-from trawl.pipeline.base import Step
-from trawl.pipeline.ingest import build_steps
+from trawl.jobs.steps import build_steps
+from trawl.jobs.storeproc import InLoopSink, StoreWorker
 from trawl.store.collection import Collection
 
 __all__ = ["crawl", "crawl_testweb", "frontier_path"]
@@ -73,37 +73,31 @@ def crawl(
         raise ConfigError(f"nothing to resume: {str(path)!r} does not exist; give SEED URLs to start a crawl")
     run, ctx = collection.new_run()
     frontier = Frontier(path)
-    sink: StoreWorker | None = None
-    steps: list[Step] = []
-    recorder: RequestRecorder | None = None
+    sink: Sink | None = None
+    worker: StoreWorker | None = None
     if settings.store and settings.store_workers:
         # the pipeline and the writes in processes of their own
-        sink = StoreWorker(collection, ctx, split=settings.store_workers == 2)
+        sink = worker = StoreWorker(collection, ctx, split=settings.store_workers == 2)
     elif settings.store:
         steps = [*build_steps(collection.config), collection.writer()]  # the ingest pipeline
         recorder = RequestRecorder(collection.path / "warc", prefix=collection.config.warc.prefix)
+        sink = InLoopSink(steps, ctx, recorder)
     crawler = Crawler(
         settings,
         frontier,
-        steps=steps,
         ctx=ctx,
         recover=_recoverer(collection),
         inbox_dir=collection.path / "frontier" if settings.shards > 1 else None,
         on_progress=on_progress,
-        requests=recorder,
         sink=sink,
     )
     try:
-        if sink is not None:
-            sink.start()  # the workers import while the crawler recovers and fetches robots.txt
+        if worker is not None:
+            worker.start()  # the workers import while the crawler recovers and fetches robots.txt
         result = aio.run(crawler.run(seeds))
     finally:
         if sink is not None:
-            aio.run(sink.close())  # a no-op after a normal end; stops the worker after an error
-        for step in steps:
-            step.close()
-        if recorder is not None:
-            recorder.close()
+            aio.run(sink.close())  # a no-op after a normal end; stops the workers after an error
         frontier.close()
         ctx.stats.finished = ctx.stats.finished or None
         ctx.audit.close()

@@ -1,0 +1,68 @@
+"""Where the crawler's responses go: the jobs it hands over, the outcomes it awaits, the protocol.
+
+The crawler fetches; storing a response (the pipeline of ``trawl ingest``, then the collection's
+writer) is somebody else's: a :class:`Sink`. The crawl job (:mod:`trawl.jobs.crawl`) gives it one
+that runs the pipeline in worker processes (:class:`~trawl.jobs.storeproc.StoreWorker`) or in the
+event loop itself (:class:`~trawl.jobs.storeproc.InLoopSink`); a crawl without a sink stores
+nothing and reads each page's links itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from trawl.document import Link
+
+__all__ = ["Sink", "StoreJob", "StoreOutcome"]
+
+
+@dataclass(slots=True)
+class StoreJob:
+    """One response for the collection.
+
+    ``kind``: ``page`` (the whole pipeline, then the writer; links come back), ``links`` (a
+    sitemap or feed: stored with the ``links`` the crawler parsed, no conversion) or ``raw``
+    (robots.txt, a 429/503: the pipeline and the writer, nothing comes back that matters).
+    """
+
+    kind: str
+    url: str
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+    source: str
+    fetched_at: datetime
+    record_id: str
+    ip: str | None = None
+    truncated: bool = False
+    request_headers: list[tuple[str, str]] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)  # for "links"; for "page": extra (a redirect)
+    want_text: bool = False
+
+
+@dataclass(slots=True)
+class StoreOutcome:
+    stored: bool
+    links: list[Link] = field(default_factory=list)
+    nofollow: bool = False
+    text: str = ""
+
+
+class Sink(Protocol):
+    """Takes :class:`StoreJob` s and answers each with a :class:`StoreOutcome` once it is stored."""
+
+    #: Why the sink can take no more jobs (the crawl then stops), or None.
+    failed: str | None
+
+    async def open(self) -> None:
+        """Take the collection over for writing (after the crawler's recovery has read it)."""
+
+    def submit(self, job: StoreJob) -> asyncio.Future[StoreOutcome]:
+        """Store ``job``; the future is done once it is written (or has failed)."""
+        ...
+
+    async def close(self) -> None:
+        """Wait for every job submitted, then release the collection."""
