@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
-from trawl.convert.html import HtmlConverter, extract_html
+from trawl.convert.html import HtmlConverter
 from trawl.document import Document
 from trawl.html.nesting import flatten_utf8, guard_markup
+from trawl.html.page import read_page
 
 
 def test_ordinary_markup_passes_untouched() -> None:
@@ -39,8 +40,8 @@ def test_attributes_past_the_limit_are_dropped() -> None:
 
 def test_converter_records_a_flattened_page() -> None:
     deep = "<body>" + "<span>" * 5_000 + "deep words" + "</span>" * 5_000 + "</body>"
-    page = extract_html(deep, "http://example.test/")
-    assert page.flattened == "depth" and page.counts["html/flattened/depth"] == 1
+    page = read_page(deep, "http://example.test/")
+    assert page.cutoff == "depth" and page.counts["html/flattened/depth"] == 1
     assert page.text == "deep words"
     doc = Document(url="http://example.test/", raw=deep.encode(), sniffed_type="text/html")
     HtmlConverter().process(doc)

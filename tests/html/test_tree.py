@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trawl.extract import extract, metadata
-from trawl.html import blocks
+from trawl.extract import extract
+from trawl.html import blocks, metadata
 from trawl.html.blocks import compiled_walk_status, parse_page
 from trawl.html.nesting import MAX_ATTRIBUTES, MAX_DEPTH
 
@@ -238,12 +238,12 @@ def test_the_lite_tree_on_fuzzed_tag_soup() -> None:
 def test_extraction_is_the_same_with_either_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     from functools import partial
 
-    from trawl.extract import extractor
+    from trawl.html import page
 
     article = "<nav><a href=/>Home</a></nav><article><h1>Head</h1>" + "<p>words " * 30 + "</article>"
     pages = [f"<title>T{k}</title>{article}" for k in range(3)] + _BUILT
     lite = [extract(p).as_dict() for p in pages]
-    monkeypatch.setattr(extractor, "parse_page", partial(parse_page, lite=False))
+    monkeypatch.setattr(page, "parse_page", partial(parse_page, lite=False))
     assert [extract(p).as_dict() for p in pages] == lite
 
 

@@ -529,7 +529,7 @@ def _meta_pages() -> list[str]:
 
 @needs_compiled
 def test_compiled_metadata_scan_finds_what_the_selectors_find() -> None:
-    from trawl.extract import metadata
+    from trawl.html import metadata
 
     walk = blocks._compiled()
     for html in _meta_pages():
@@ -559,7 +559,7 @@ def test_compiled_metadata_scan_finds_what_the_selectors_find() -> None:
 
 @needs_compiled
 def test_compiled_metadata_scan_gives_the_same_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trawl.extract import metadata
+    from trawl.html import metadata
 
     pages = _meta_pages()
     fast = [metadata.read_metadata(LexborHTMLParser(html), "https://x.org/2024/05/03/a") for html in pages]
@@ -647,7 +647,8 @@ def test_stripping_unread_attributes_keeps_the_tree() -> None:
     assert strip(b'<button aria-label="Close"class="c">') == b'<button class="c">'
     assert strip(b"<title><b x=1></title><i x=1>") == b"<title><b x=1></title><i>"
     assert strip(b"<a href=/h data-x=1>") == b"<a href=/h>"
-    assert strip(b"<link href=/h rel=r>") == b"<link rel=r>"
+    assert strip(b"<link href=/h rel=r>") == b"<link href=/h rel=r>"  # the canonical URL is read
+    assert strip(b"<img src=/i alt=x>") == b"<img alt=x>"
     assert strip(b"<p data-x=1>a<div x='") == b"<p>a<div x='"  # an open quote to the end: left as it is
     assert strip(b"<![CDATA[ x ]> <b y=1>") == b"<![CDATA[ x ]> <b>"  # in HTML, a bogus comment to ">"
     assert strip(b"<!-- a --!> <b y=1>") == b"<!-- a --!> <b>"  # "--!>" ends a comment too
@@ -727,7 +728,7 @@ def test_stripping_keeps_the_tree_of_fuzzed_tag_soup() -> None:
 
 @needs_compiled
 def test_compiled_metadata_scan_on_fuzzed_tag_soup(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trawl.extract import metadata
+    from trawl.html import metadata
 
     rng = random.Random(3)
     parts = [

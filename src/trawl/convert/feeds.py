@@ -18,6 +18,7 @@ from typing import Any
 
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse
 from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
+from trawl.html.page import read_page, resolve_link
 
 __all__ = ["MAX_ITEMS", "convert_feed", "convert_xml"]
 
@@ -54,14 +55,10 @@ def _html_text(el: ET.Element | None, url: str) -> str:
     raw = "".join(ET.tostring(child, encoding="unicode") for child in el) if len(el) else el.text or ""
     if "<" not in raw and "&" not in raw:
         return collapse(raw)
-    from trawl.convert.html import extract_html  # noqa: PLC0415  # html imports the pipeline steps
-
-    return extract_html(raw, url or "about:blank").text
+    return read_page(raw, url or "about:blank", links=False).text
 
 
 def _link_of(item: ET.Element, base: str) -> str:
-    from trawl.convert.html import resolve_link  # noqa: PLC0415
-
     href = ""
     for child in item:
         if local_name(child.tag) != "link":

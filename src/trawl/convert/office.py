@@ -36,6 +36,7 @@ from typing import Any
 
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse
 from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
+from trawl.html.page import read_page
 
 __all__ = [
     "convert_docx",
@@ -688,8 +689,6 @@ def _walk_blocks(walker: _Walker, el: ET.Element) -> None:
 
 def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
     """An EPUB book: its chapters in spine order through the HTML converter, and its OPF metadata."""
-    from trawl.convert.html import extract_html  # noqa: PLC0415  # html imports the pipeline steps
-
     package = open_package(data, options)
     container = package.xml("META-INF/container.xml")
     rootfile = container.find(f".//{_CONTAINER}rootfile") if container is not None else None
@@ -720,7 +719,7 @@ def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
         if chapter is None:
             continue
         chapters += 1
-        page = extract_html(chapter.decode("utf-8", "replace"), options.url or "about:blank")
+        page = read_page(chapter.decode("utf-8", "replace"), options.url or "about:blank")
         if page.text:
             lines.append(page.text)
         headings.extend(page.metadata.get("headings", []))

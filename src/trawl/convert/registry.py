@@ -37,6 +37,7 @@ from trawl.convert.text import normalize_text, text_title
 from trawl.decode.charset import body_of, decode_html
 from trawl.document import Document, Link
 from trawl.errors import ConfigError, MissingDependency
+from trawl.html.page import read_page
 from trawl.pipeline.base import Step
 from trawl.sniff.identify import Identity, format_of_type, identify
 from trawl.sniff.magic import effective_type, is_html, is_plain_text
@@ -54,11 +55,11 @@ __all__ = [
 
 
 def convert_html(data: bytes | str, options: ConvertOptions) -> Converted:
-    """HTML through :func:`~trawl.convert.html.extract_html`, as a :class:`Converted`."""
-    from trawl.convert.html import extract_html  # noqa: PLC0415  # html.py imports this package's steps
-
+    """HTML through :func:`~trawl.html.page.read_page`, as a :class:`Converted`."""
     text = data if isinstance(data, str) else data.decode("utf-8", "replace")
-    page = extract_html(text[: options.max_chars], options.url or "about:blank", max_links=options.max_links)
+    page = read_page(
+        text, options.url or "about:blank", max_chars=options.max_chars, max_links=options.max_links
+    )
     out = Converted(text=page.text, title=page.title, metadata=page.metadata, counts=page.counts)
     out.links = [(link.url, link.text) for link in page.links]
     return out

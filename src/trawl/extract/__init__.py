@@ -13,9 +13,9 @@ from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction
 from trawl.extract.dom import classify_blocks, render
 from trawl.extract.evaluate import Score, mean_scores, word_score
 from trawl.extract.extractor import METHODS, ContentExtractor, Extraction, extract
-from trawl.extract.metadata import PageMetadata, extract_metadata, read_metadata
 from trawl.extract.plot import plot_curve
 from trawl.html.blocks import Block, PageBlocks, parse_blocks
+from trawl.html.metadata import PageMetadata, extract_metadata, read_metadata
 
 __all__ = [
     "METHODS",

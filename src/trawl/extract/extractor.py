@@ -40,8 +40,8 @@ from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.extract.bte import TokenCurve, body_text_extraction, slope_extraction, tokenize
 from trawl.extract.dom import classify_blocks, render_index
-from trawl.extract.metadata import date_in_text, read_metadata
-from trawl.html.blocks import PageBlocks, parse_blocks, parse_page
+from trawl.html.blocks import PageBlocks
+from trawl.html.page import HtmlPage, read_page
 from trawl.pipeline.base import Step
 from trawl.sniff.magic import effective_type, is_html
 
@@ -53,6 +53,7 @@ __all__ = [
     "ContentExtractor",
     "Extraction",
     "extract",
+    "extract_page",
 ]
 
 #: Markup longer than this many characters is cut before parsing.
@@ -131,39 +132,53 @@ def extract(
     metadata: bool = True,
 ) -> Extraction:
     """The main content, title, author and date of one page (see the module docstring)."""
+    _check(method, fmt)
+    if isinstance(markup, bytes):
+        markup = markup.decode("utf-8", "replace")
+    # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
+    # read_page cuts them first (a tokenizing C pass), which costs less than parsing them. JSON-LD
+    # scripts stay (metadata reads them); BTE and slope see the page as it came.
+    page = read_page(markup, url or "", max_chars=max_chars, metadata=metadata, links=False)
+    return extract_page(
+        page, method=method, fmt=fmt, max_blocks=max_blocks, time_limit=time_limit, keep_curve=keep_curve
+    )
+
+
+def _check(method: str, fmt: str) -> None:
     if method not in METHODS:
         raise ConfigError(f"unknown extraction method {method!r}; choose one of {', '.join(METHODS)}")
     if fmt not in ("text", "markdown"):
         raise ConfigError(f"unknown output format {fmt!r}; choose 'text' or 'markdown'")
-    t0 = time.perf_counter()
-    result = Extraction()
-    if isinstance(markup, bytes):
-        markup = markup.decode("utf-8", "replace")
-    if len(markup) > max_chars:
-        markup = markup[:max_chars]
-        result.cutoff = "size"
-    original = markup
-    # Scripts, styles and inline SVG are most of a modern page's bytes and none of its text:
-    # cutting them first (a tokenizing C pass) costs less than parsing them. JSON-LD scripts stay
-    # (metadata reads them); BTE and slope see the page as it came.
-    tree, guarded, result.parser = parse_page(markup)
-    if guarded:
-        result.cutoff = result.cutoff or guarded
-    if metadata:
-        meta = read_metadata(tree, url, text_date=False)
-        result.title, result.author, result.date = meta.title, meta.author, meta.date
-        result.sources = meta.sources or {}
-    page = parse_blocks(tree)
-    if len(page.texts) > max_blocks:
-        page.truncate(max_blocks)
+
+
+def extract_page(
+    page: HtmlPage,
+    *,
+    method: Method | str = "auto",
+    fmt: Format | str = "text",
+    max_blocks: int = DEFAULT_MAX_BLOCKS,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    keep_curve: bool = False,
+) -> Extraction:
+    """The main content of a page already read (:func:`~trawl.html.page.read_page`): its text
+    blocks classified, its title, author and date as read. The time the read took counts against
+    ``time_limit``; a page with more than ``max_blocks`` blocks is classified on its first ones
+    (its blocks are cut to them)."""
+    _check(method, fmt)
+    t0 = time.perf_counter() - page.seconds
+    result = Extraction(parser=page.parser)
+    if page.cutoff in ("size", "depth", "attributes"):
+        result.cutoff = page.cutoff
+    about = page.about
+    result.title, result.author, result.date = about.title, about.author, about.date
+    result.sources = dict(about.sources or {})
+    original = page.markup
+    blocks = page.blocks
+    if len(blocks.texts) > max_blocks:
+        blocks.truncate(max_blocks)
         result.cutoff = result.cutoff or "blocks"
-    page_text = "\n".join(page.texts)  # the blocks one per line
+    page_text = "\n".join(blocks.texts)  # the blocks one per line
     result.page_text = page_text
-    if metadata and result.sources.get("date", "meta:modified") == "meta:modified":
-        # The written-date fallback ranks above the modified time (see read_metadata).
-        written = date_in_text(page_text)
-        if written:
-            result.date, result.sources["date"] = written, "text"
     if method in ("bte", "slope"):
         curve = body_text_extraction(original) if method == "bte" else slope_extraction(original)
         result.method, result.score, result.text = method, curve.score, curve.text
@@ -175,14 +190,14 @@ def extract(
         result.method, result.text = "page", page_text
         result.span = (0, len(page_text)) if page_text else None
         return result
-    classified = classify_blocks(page)
+    classified = classify_blocks(blocks)
     result.probs = classified.probs
     kept_words = classified.words
     result.method, result.score = "dom", classified.score
     chosen = classified.index
     if keep_curve:
         result.curve = body_text_extraction(tokenize(original))
-    if method == "auto" and kept_words < 10 and page.total_words >= 20:
+    if method == "auto" and kept_words < 10 and blocks.total_words >= 20:
         if time.perf_counter() - t0 > time_limit:
             result.cutoff = "time"
         else:
@@ -193,14 +208,14 @@ def extract(
                 result.span = _span_of_text(page_text, text)
                 return result
     if not chosen and method == "auto":
-        chosen = list(range(len(page.texts)))
+        chosen = list(range(len(blocks.texts)))
         result.method, result.score = "page", 0.0
     if result.method == "dom":
         result.expected_f1 = classified.expected_f1
-    result.text = render_index(page, chosen, fmt)
+    result.text = render_index(blocks, chosen, fmt)
     if chosen:
         last = chosen[-1]
-        result.span = (_block_start(page, chosen[0]), _block_start(page, last) + len(page.texts[last]))
+        result.span = (_block_start(blocks, chosen[0]), _block_start(blocks, last) + len(blocks.texts[last]))
     return result
 
 
@@ -209,15 +224,15 @@ class ContentExtractor(Step):
 
     Sets ``text`` (the main content), ``title`` (when found), ``metadata["author"]``,
     ``metadata["date"]``, ``metadata["content_expected_f1"]`` (when the classifier decided),
-    ``content_method``, ``content_score`` and ``content_span`` (the span of
-    the content in the page text it had before: the converter's visible text when
-    :class:`~trawl.convert.html.HtmlConverter` ran first, else the page's text blocks). Counts
+    ``content_method``, ``content_score`` and ``content_span`` (the span of the content in the
+    page's text blocks one per line, which is the visible text the HTML stage set). Counts
     ``extract/method/<method>``, ``extract/parser/<parser>`` (``lite``, or ``lexbor:<why>`` where
     trawl's tree builder gave up: ``lexbor:foreign``, ``lexbor:template``...),
     ``extract/cutoff/<reason>`` and ``extract/empty``; a page cut
-    short also gets a line in ``doc.errors``. Works before or after the HTML converter: it reads the
-    decoded characters the charset decoder left in ``doc.markup``, or decodes the page itself.
-    Other documents pass untouched.
+    short also gets a line in ``doc.errors``. After :class:`~trawl.convert.html.HtmlConverter` it
+    classifies the page that stage read (``doc.page``: one parse per page); on its own it reads
+    the page itself, from the characters the charset decoder left in ``doc.markup`` or decoding
+    them now. Other documents pass untouched.
     """
 
     name: ClassVar[str] = "extract"
@@ -249,17 +264,16 @@ class ContentExtractor(Step):
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
             return doc
-        markup = decode_document(doc, self)  # the decoder's characters, or decoded here once
-        ex = extract(
-            markup,
-            doc.url,
+        page = doc.page
+        if not isinstance(page, HtmlPage):  # no HTML stage before this one: read the page here
+            page = doc.page = read_page(decode_document(doc, self), doc.url, max_chars=self.max_chars)
+        ex = extract_page(
+            page,
             method=self.method,
             fmt=self.fmt,
-            max_chars=self.max_chars,
             max_blocks=self.max_blocks,
             time_limit=self.time_limit,
         )
-        before = doc.text
         doc.text = ex.text
         if ex.title:
             doc.title = ex.title
@@ -271,12 +285,12 @@ class ContentExtractor(Step):
         doc.content_score = round(ex.score, 4)
         if ex.expected_f1 is not None:
             doc.metadata["content_expected_f1"] = round(ex.expected_f1, 4)
-        doc.content_span = _span_of_text(before, ex.text) if before else ex.span
+        doc.content_span = ex.span  # in the page's text blocks, one per line: the visible text
         self.count(f"extract/method/{ex.method}")
         self.count(f"extract/parser/{ex.parser}")
         if ex.cutoff:
             self.count(f"extract/cutoff/{ex.cutoff}")
-            doc.error(self.name, f"cut off ({ex.cutoff}): page of {len(markup)} characters")
+            doc.error(self.name, f"cut off ({ex.cutoff}): page of {len(page.markup)} characters")
         if not ex.text:
             self.count("extract/empty")
         return doc

@@ -2060,7 +2060,7 @@ cdef class LiteTree:
                     c = <unsigned char> lower(p[j + k])
                     buf_add(&self.strs, &c, 1)
                 self.t_name_len = m
-            anchor = not closing and code == T_A
+            anchor = not closing and (code == T_A or code == T_AREA or code == T_BASE or code == T_LINK)
             end = self.attributes(p, e, n, not closing, anchor)
             if end == 0:  # the page ends inside the tag: it is dropped
                 break

@@ -15,7 +15,7 @@ checks the layout on a probe document before it uses this module.
 
 __all__ = [
     "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "element_columns", "first_occurrences", "forest_masks",
-    "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_meta",
+    "forest_raw", "guard_markup", "anchors", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler", "init_hints", "init_links", "init_meta", "node_attr",
     "init_tree", "kept_once", "meta_candidates", "meta_first_link", "meta_text", "page_columns", "stage1_fill",
     "stage2_fill", "strip_attributes", "style_hidden", "walk",
 ]
@@ -894,11 +894,11 @@ cdef int word_index(const WordList *w, const unsigned char *p, size_t n, bint fo
 
 cdef WordList _meta_attr_words  # in the order of _META_ATTRS
 cdef WordList _kept_attr_words
-_META_ATTR_NAMES = b"content property name itemprop type rel class datetime"
+_META_ATTR_NAMES = b"content property name itemprop type rel class datetime href lang"
 word_list(&_meta_attr_words, _META_ATTR_NAMES)
 _KEPT_ATTR_NAMES = (
     b"id rel role type name size face class style color hidden content property itemprop datetime encoding"
-    b" aria-hidden shadowrootmode"
+    b" aria-hidden shadowrootmode alt lang"
 )
 word_list(&_kept_attr_words, _KEPT_ATTR_NAMES)
 # The start tags the attribute stripper acts on, in the order of the ST_ codes.
@@ -1124,6 +1124,114 @@ def meta_first_link(size_t node_id):
                 return href, <size_t> node
             attr = next_attr(attr, lite)
         node = cur.node
+
+
+# --------------------------------------------------------------------------- links
+# The page's links from the same tree: every <a href> and <area href> with its rel, its text and
+# the alt text that stands in for it (html.page resolves and counts them).
+
+cdef size_t _link_a = 0, _link_area = 0, _link_img = 0
+cdef bint _links_ready = False
+
+
+def init_links(size_t a_id, size_t area_id, size_t img_id):
+    """The tag ids of ``a``, ``area`` and ``img`` (lexbor's, which the lite tree uses too)."""
+    global _link_a, _link_area, _link_img, _links_ready
+    _link_a, _link_area, _link_img = a_id, area_id, img_id
+    _links_ready = True
+
+
+cdef str attr_str(lxb_dom_node_t *node, const char *want, size_t n, bint lite):
+    """The value of the attribute named ``want`` (lower case), or None (absent, or no value)."""
+    cdef void *attr = first_attr(node, lite)
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef size_t length = 0, vlen = 0
+    while attr != NULL:
+        name = attr_qname(attr, &length, lite)
+        if name != NULL and name_is(name, length, want, n):
+            value = attr_value(attr, &vlen, lite)
+            if value == NULL:
+                return None
+            return PyUnicode_DecodeUTF8(<const char *> value, vlen, "replace")
+        attr = next_attr(attr, lite)
+    return None
+
+
+cdef tuple anchor_text(lxb_dom_node_t *anchor, bint lite):
+    """The text of an anchor's subtree (its text nodes joined) and the ``alt`` of the first
+    ``<img alt>`` inside it (None: no such image)."""
+    cdef Cursor cur
+    cdef Buf buf
+    cdef lxb_dom_character_data_t *text
+    cdef int ev
+    cdef object alt = None
+    buf.data = NULL
+    buf.length = buf.size = 0
+    cursor_init(&cur, anchor)
+    try:
+        while True:
+            ev = cursor_next(&cur)
+            if ev == EV_END:
+                break
+            if ev == EV_TEXT:
+                text = <lxb_dom_character_data_t *> cur.node
+                if text.data.data != NULL and text.data.length:
+                    buf_add(&buf, text.data.data, text.data.length)
+            elif ev == EV_ENTER and alt is None and cur.node.local_name == _link_img:
+                alt = attr_str(cur.node, b"alt", 3, lite)
+        out = "" if buf.length == 0 else PyUnicode_DecodeUTF8(<const char *> buf.data, buf.length, "replace")
+        return out, alt
+    finally:
+        free(buf.data)
+
+
+def node_attr(size_t node_id, bytes name):
+    """The value of an element's attribute ``name`` (lower case), or None (absent or empty of a
+    value); lexbor and lite trees alike."""
+    cdef lxb_dom_node_t *node = <lxb_dom_node_t *> node_id
+    if not _ready or node == NULL or node.type != T_ELEMENT:
+        return None
+    return attr_str(node, name, len(name), is_lite(node))
+
+
+def anchors(size_t root_id):
+    """``[(href, rel, text, alt, is_area)]`` for every ``<a href>`` and ``<area href>`` under the
+    element ``root_id``, in document order (an ``href`` without a value is no link). ``text`` is
+    the anchor's text nodes joined as they are ("" for an ``<area>``); ``alt`` the ``alt`` of an
+    ``<area>``, or of the first ``<img alt>`` inside an ``<a>`` (None: none); ``rel`` None when
+    absent. Reads lexbor and lite trees alike."""
+    cdef Cursor cur
+    cdef lxb_dom_node_t *node = <lxb_dom_node_t *> root_id
+    cdef list out = []
+    cdef int ev
+    cdef bint lite
+    cdef uintptr_t tag
+    if not (_ready and _links_ready):
+        raise RuntimeError("trawl.html._walk.init_links was not called")
+    if node == NULL or node.type != T_ELEMENT:
+        return out
+    lite = is_lite(node)
+    cursor_init(&cur, node)
+    while True:
+        ev = cursor_next(&cur)
+        if ev == EV_END:
+            return out
+        if ev != EV_ENTER:
+            continue
+        node = cur.node
+        tag = node.local_name
+        if tag != _link_a and tag != _link_area:
+            continue
+        href = attr_str(node, b"href", 4, lite)
+        if href is None:
+            continue
+        rel = attr_str(node, b"rel", 3, lite)
+        if tag == _link_area:
+            out.append((href, rel, "", attr_str(node, b"alt", 3, lite), True))
+        else:
+            text, alt = anchor_text(node, lite)
+            out.append((href, rel, text, alt, False))
 
 
 cdef class _Elements:
@@ -2604,7 +2712,8 @@ def guard_markup(bytes markup, size_t max_depth, size_t max_attrs):
 # does not end (a quote left open to the end), SVG or MathML that the cut left (CDATA and raw text
 # follow other rules there), a frameset, raw text inside a <select> (parsers differ on it), a
 # script holding "<!--" (its escapes may carry it past its first "</script>"). What stays is
-# every attribute the extractor and metadata read (an <a>'s href included), and those the tree
+# every attribute the extractor, the metadata and the link reader read (the href of <a>, <area>,
+# <base> and <link>, an image's alt, the lang of <html>), and those the tree
 # builder acts on (``type``
 # of an <input> in a table, ``encoding`` of MathML's annotation-xml, ``color``/``face``/``size``
 # of a <font> in foreign content), byte for byte.
@@ -2618,11 +2727,23 @@ cdef inline bint attr_kept(const unsigned char *p, size_t n) noexcept nogil:
     return word_index(&_kept_attr_words, p, n, True) != 0
 
 
+cdef inline bint href_tag(const unsigned char *name, size_t m) noexcept nogil:
+    """Whether a start tag named ``name[:m]`` keeps its ``href``: ``a``, ``area``, ``base``, ``link``
+    (the page's links, its base URL and its canonical address)."""
+    if m == 1:
+        return (name[0] | 32) == b'a'
+    if m != 4:
+        return False
+    return (
+        u_is(name, 0, 4, b"area") or u_is(name, 0, 4, b"base") or u_is(name, 0, 4, b"link")
+    )
+
+
 cdef size_t scan_tag(const unsigned char *p, size_t i, size_t n, LongVec *drops, bint anchor) except? 0:
     """From just after a tag's name: one past the tag's ``>``, or 0 when the page ends inside it.
     With ``drops``, the spans of the attributes to drop (each with the separator before it) are
-    pushed onto it as ``start, end`` pairs; an ``<a>`` (``anchor``) keeps its ``href`` too (the
-    metadata's logo test reads it)."""
+    pushed onto it as ``start, end`` pairs; an ``<a>``, ``<area>``, ``<base>`` or ``<link>``
+    (``anchor``) keeps its ``href`` too (the page's links, its base and canonical URLs)."""
     cdef size_t sep, name, name_end
     while True:
         sep = i
@@ -2697,7 +2818,7 @@ def strip_attributes(bytes markup):
             j = u_name_end(p, i + 1, n)
             m = j - i - 1
             drops.length = 0
-            end = scan_tag(p, j, n, &drops, m == 1 and (p[i + 1] | 32) == b'a')
+            end = scan_tag(p, j, n, &drops, href_tag(p + i + 1, m))
             if end == 0:  # the page ends inside this tag: left as it is, and so is the rest
                 break
             for k in range(0, drops.length, 2):

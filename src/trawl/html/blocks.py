@@ -736,13 +736,15 @@ def _hint_keywords() -> list[tuple[bytes, int, int, int]]:
 
 #: What the Python side calls in the compiled module: a build that lacks one is not used at all.
 _WALK_FUNCTIONS = (
-    "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "element_columns", "first_occurrences",
-    "forest_masks", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii", "init", "init_boiler",
-    "init_hints", "init_meta", "init_tree", "kept_once", "meta_candidates", "meta_first_link", "meta_text",
-    "page_columns", "stage1_fill", "stage2_fill", "strip_attributes", "style_hidden", "walk",
+    "anchors", "boiler_hits", "build_tree", "cut_no_text", "cut_no_text_str", "element_columns",
+    "first_occurrences", "forest_masks", "forest_raw", "guard_markup", "hidden_sizes", "hint_bits_ascii",
+    "init", "init_boiler", "init_hints", "init_links", "init_meta", "init_tree", "kept_once",
+    "meta_candidates", "meta_first_link", "meta_text", "node_attr", "page_columns", "stage1_fill",
+    "stage2_fill", "strip_attributes", "style_hidden", "walk",
 )  # fmt: skip
-#: The elements metadata.read_metadata wants by tag (``a`` only with a ``rel``).
-META_TAGS = ("meta", "script", "h1", "title", "time", "a")
+#: The elements the metadata scan wants by tag (``a`` only with a ``rel``): read_metadata's, and the
+#: base and canonical URLs of html.page.
+META_TAGS = ("meta", "script", "h1", "title", "time", "a", "base", "link")
 
 
 def _load_compiled() -> str:
@@ -786,6 +788,7 @@ def _load_compiled() -> str:
         )
         _walk.init_hints(_hint_keywords(), 1 << 6)
         _walk.init_meta(addr("lxb_dom_attr_qualified_name"), {_tid(t): t for t in META_TAGS}, _ANCHOR_ID)
+        _walk.init_links(_ANCHOR_ID, _tid("area"), _tid("img"))
         names = {*_walk.TREE_TAGS_SPACED.split(), *_INVISIBLE, *_BLOCKS, *META_TAGS}
         _walk.init_tree({t: _tid(t) for t in sorted(names)}, html.entities.html5)
         _CompiledWalk.module = _walk
@@ -830,7 +833,7 @@ def parse_page(markup: str | bytes, *, lite: bool = True) -> ParsedPage:
     nothing reads (``_walk.strip_attributes``), the guard's reason when the markup had to be
     flattened first (``"depth"``, ``"attributes"``; see :mod:`trawl.html.nesting`), and which
     parser built it (:class:`ParsedPage`).
-    The extractor and :func:`~trawl.extract.metadata.extract_metadata` read this tree.
+    The extractor and :func:`~trawl.html.metadata.extract_metadata` read this tree.
 
     Both run over the UTF-8 that lexbor reads anyway (``bytes`` are taken as UTF-8). With the
     compiled walk the elements are cut from the markup before the parse by its scanner (a

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trawl.extract.metadata import date_in_text, extract_metadata, normalize_date
+from trawl.html.metadata import date_in_text, extract_metadata, normalize_date
 
 
 def test_json_ld_wins_and_h1_is_the_title() -> None:
@@ -137,7 +137,7 @@ def test_the_extractor_reads_the_same_text_dates() -> None:
 
 
 def test_author_boxes_that_hold_a_date() -> None:
-    from trawl.extract.metadata import _author_text
+    from trawl.html.metadata import _author_text
 
     # A date beside the name is cut out, with its time, weekday or reading time.
     assert _author_text("Andrew Gerrand 4 August 2010") == "Andrew Gerrand"

@@ -18,7 +18,7 @@ import json
 import re
 from calendar import monthrange
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
@@ -31,12 +31,23 @@ __all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
 
 @dataclass(slots=True)
 class PageMetadata:
-    """What a page says about itself; empty strings where it says nothing."""
+    """What a page says about itself; empty strings where it says nothing.
+
+    Besides the title, author and date that the rules below decide, the scan hands over what the
+    page's head declares, for :func:`~trawl.html.page.read_page`: ``meta`` (every ``<meta>`` with
+    a ``content``, by its ``property``, ``name`` or ``itemprop`` lower-cased, the first of a name
+    winning, values as written), the first ``<base href>``, the first ``<link rel="canonical">``
+    and the ``<title>``'s text (collapsed).
+    """
 
     title: str = ""
     author: str = ""
     date: str = ""
     sources: dict[str, str] | None = None  # field -> where it was found
+    meta: dict[str, str] = field(default_factory=dict)
+    base: str | None = None
+    canonical: str | None = None
+    page_title: str = ""
 
 
 _SPACE = re.compile(r"\s+")
@@ -168,7 +179,8 @@ def _name(value: Any) -> str:
 
 _WANTED = (
     'meta[content], script[type="application/ld+json"], h1, title, time, [itemprop="author"], '
-    '[itemprop="datePublished"], a[rel~="author"], [class*="byline"], [class*="author"]'
+    '[itemprop="datePublished"], a[rel~="author"], [class*="byline"], [class*="author"], base[href], '
+    'link[rel~="canonical" i][href]'
 )
 
 
@@ -313,9 +325,19 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
     timed: _Node | None = None
     any_time: _Node | None = None
     author_nodes: list[_Node] = []
+    base: str | None = None
+    canonical: str | None = None
     for node in _candidates(tree):
         tag = node.tag
         attrs = node.attrs
+        if tag == "base":
+            if base is None and attrs.get("href") is not None:
+                base = attrs.get("href")
+            continue
+        if tag == "link":
+            if canonical is None and "canonical" in (attrs.get("rel") or "").lower().split():
+                canonical = attrs.get("href")
+            continue
         if tag == "meta" and "content" in attrs:
             name = attrs.get("property") or attrs.get("name") or attrs.get("itemprop") or ""
             key = name.lower().strip()
@@ -454,7 +476,7 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         date = normalize_date(m_date)
         if date:
             sources["date"] = "meta:modified"
-    return PageMetadata(title[:1000], author[:200], date, sources)
+    return PageMetadata(title[:1000], author[:200], date, sources, meta, base, canonical, page_title)
 
 
 def date_in_text(text: str) -> str:
