@@ -20,10 +20,11 @@ half as likely as Croatian's. A language's score is that of its best class.
 from __future__ import annotations
 
 import io
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -108,6 +109,8 @@ class NaiveBayesModel:
         # log P(unseen n-gram of length n | language l), and log((c + α) / α) per stored count
         self.unseen: FloatArray = np.log(self.alpha / (self.totals + self.alpha * lengths[:, None]))
         self.delta: FloatArray = np.log((self.counts + self.alpha) / self.alpha)
+        self._kernel: Any = None  # the compiled evidence (trawl.langid._nb), made on first use
+        self._kernel_state = "unloaded"
 
     @classmethod
     def train(
@@ -172,7 +175,53 @@ class NaiveBayesModel:
             scores[li], seen[li] = ev.scores[best], ev.seen[best]
         return Evidence(scores, ev.n, seen, ev.n_long)
 
+    def kernel_status(self) -> str:
+        """``ready`` when :meth:`evidence` runs in C (:mod:`trawl.langid._nb`), else why not."""
+        self._compiled()
+        return self._kernel_state
+
+    def _compiled(self) -> Any:
+        if self._kernel_state == "unloaded":
+            self._kernel_state = "ready"
+            if os.environ.get("TRAWL_PURE_PYTHON"):
+                self._kernel_state = "disabled by TRAWL_PURE_PYTHON"
+            else:
+                try:
+                    from trawl.langid import _nb  # noqa: PLC0415 - optional: built on install when it can be
+
+                    self._kernel = _nb.Kernel(
+                        list(self.vocab),
+                        np.ascontiguousarray(self.indptr, dtype=np.int64),
+                        np.ascontiguousarray(self.langs, dtype=np.int32),
+                        np.ascontiguousarray(self.delta, dtype=np.float64),
+                        len(self.totals[0]),
+                    )
+                except (ImportError, ValueError, MemoryError) as exc:
+                    self._kernel_state = f"not used ({type(exc).__name__}: {exc})"
+        return self._kernel
+
     def _class_evidence(self, text: str) -> Evidence:
+        kernel = self._compiled()
+        if kernel is not None:
+            return self._compiled_evidence(kernel, text)
+        return self._numpy_evidence(text)
+
+    def _compiled_evidence(self, kernel: Any, text: str) -> Evidence:
+        """:meth:`_numpy_evidence` in one C pass, with the same sums in the same order."""
+        labels = len(self.totals[0])
+        gathered = np.zeros(labels)
+        seen = np.zeros(labels)
+        per_length = np.zeros(ORDERS)
+        n, n_long, known = kernel.evidence(words(normalise(text)), gathered, seen, per_length)
+        if not n:
+            return Evidence(np.zeros(labels), 0, np.zeros(labels), 0)
+        scores: FloatArray = per_length @ self.unseen
+        if known:
+            scores = scores + gathered
+        return Evidence(scores, n, seen, n_long)
+
+    def _numpy_evidence(self, text: str) -> Evidence:
+        """The reference: a ``Counter`` of the features, their rows gathered with numpy."""
         grams = features(text)
         labels = len(self.totals[0])
         if not grams:

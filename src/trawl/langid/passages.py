@@ -77,7 +77,7 @@ def units(text: str) -> list[tuple[int, int]]:
 
 
 def _letters(s: str) -> int:
-    return sum(ch.isalpha() for ch in s)
+    return sum(map(str.isalpha, s))
 
 
 def language_spans(

@@ -94,7 +94,9 @@ class PairModel:
 
     def log_odds(self, present: set[str], markers: int = 0, chars: int = 0) -> float:
         w = self.weights
-        odds = self.bias + sum(w.get(f, 0.0) for f in present)
+        # the features both have, found by a set intersection in C (a set's order is arbitrary
+        # anyway: so is the order of this sum)
+        odds = self.bias + sum(w[f] for f in present & w.keys())
         if self.rates is not None:
             odds += self.rate_weight * self.marker_evidence(markers, chars)
         return odds

@@ -58,14 +58,16 @@ def script_of(ch: str) -> str | None:
 def script_counts(text: str) -> Counter[str]:
     """How many characters of each script ``text`` holds (Hiragana and Katakana count as Kana)."""
     counts: Counter[str] = Counter()
-    for ch in text:
+    # Each distinct character once (counted by Counter in C), in the order of its first
+    # occurrence, so the scripts come in the order they first occur, as they would char by char.
+    for ch, n in Counter(text).items():
         if ch.isascii():
             if ch.isalpha():
-                counts["Latin"] += 1
+                counts["Latin"] += n
             continue
         name = script_of(ch)
         if name is not None:
-            counts["Kana" if name in ("Hiragana", "Katakana") else name] += 1
+            counts["Kana" if name in ("Hiragana", "Katakana") else name] += n
     return counts
 
 

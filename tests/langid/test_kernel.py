@@ -1,0 +1,84 @@
+"""The compiled naive-Bayes evidence (``trawl.langid._nb``) is numpy's, bit for bit."""
+
+# ruff: noqa: RUF001 -- multilingual text is meant
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trawl.langid.identify import get_identifier
+from trawl.langid.naive_bayes import NaiveBayesModel
+
+TATOEBA = Path(__file__).resolve().parents[3] / "shared" / "data" / "langid" / "tatoeba"
+
+TEXTS = [
+    "",
+    "   ",
+    "12345 !!! ???",
+    "The quick brown fox jumps over the lazy dog.",
+    "Der schnelle braune Fuchs springt über den faulen Hund; Übergrößen für Bären.",
+    "Быстрая коричневая лиса прыгает через ленивую собаку.",
+    "私はガラスを食べられます。それは私を傷つけません。",
+    "我能吞下玻璃而不伤身体。",
+    "나는 유리를 먹을 수 있어요. 그래도 아프지 않아요.",
+    "Μπορώ να φάω σπασμένα γυαλιά χωρίς να πάθω τίποτα.",
+    "मैं काँच खा सकता हूँ और मुझे उससे कोई चोट नहीं पहुंचती.",
+    "ฉันกินกระจกได้ แต่มันไม่ทำให้ฉันเจ็บ",
+    "l’homme qu'il a vu, aujourd’hui — c’est ça.",
+    "a" * 2000,
+    "supercalifragilisticexpialidocious " * 30,
+    "😀 emoji 🎉 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 astral letters",
+]
+
+
+def _model() -> NaiveBayesModel:
+    model = get_identifier("default").model  # type: ignore[attr-defined]
+    assert isinstance(model, NaiveBayesModel)
+    return model
+
+
+def _same(model: NaiveBayesModel, text: str) -> None:
+    kernel = model._compiled()
+    if kernel is None:
+        pytest.skip(f"compiled evidence: {model.kernel_status()}")
+    fast = model._compiled_evidence(kernel, text)
+    slow = model._numpy_evidence(text)
+    assert fast.n == slow.n and fast.n_long == slow.n_long, text[:40]
+    assert np.array_equal(fast.scores, slow.scores), text[:40]
+    assert np.array_equal(fast.seen, slow.seen), text[:40]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_hand_made_texts(text: str) -> None:
+    _same(_model(), text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
+def test_any_text(text: str) -> None:
+    _same(_model(), text)
+
+
+def test_real_sentences() -> None:
+    files = sorted(TATOEBA.glob("*.txt")) if TATOEBA.is_dir() else []
+    if not files:
+        pytest.skip(f"no sentences in {TATOEBA}")
+    model = _model()
+    for path in files:
+        for line in path.read_text("utf-8").splitlines()[:15]:
+            _same(model, line)
+
+
+def test_the_vocabulary_hashes_apart_and_the_status_says_so() -> None:
+    model = _model()
+    # building the kernel refuses a collision among the vocabulary's hashes; "ready" means none
+    assert model.kernel_status() == "ready" or model.kernel_status().startswith(("not used", "disabled"))
+    _nb = pytest.importorskip("trawl.langid._nb")
+    hashes = {_nb.feature_hash(g) for g in list(model.vocab)[:50_000]}
+    assert len(hashes) == 50_000
+    assert _nb.feature_hash("\x01word") != _nb.feature_hash("word")
