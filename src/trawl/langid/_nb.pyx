@@ -19,6 +19,16 @@ from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIN
 cdef extern from "Python.h":
     Py_UCS4 PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define TRAWL_PREFETCH(p) __builtin_prefetch((p))
+    #else
+    #define TRAWL_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void TRAWL_PREFETCH(const void *p) nogil
+
 __all__ = ["Kernel", "feature_hash"]
 
 DEF MAX_N = 5
@@ -42,6 +52,7 @@ cdef inline uint64_t step(uint64_t h, Py_UCS4 c) noexcept nogil:
 
 
 DEF SEED = 0xCBF29CE484222325
+DEF DENSE_FROM = 32  # classes a row must have to be kept dense as well
 
 
 def feature_hash(str feature):
@@ -55,6 +66,16 @@ def feature_hash(str feature):
     return mix(h ^ <uint64_t> n)
 
 
+cdef struct Slot:
+    uint64_t key  # 0: empty
+    int64_t row
+
+
+cdef struct Entry:
+    double delta
+    int64_t lang
+
+
 cdef struct Feature:
     uint64_t hash
     int64_t count
@@ -65,17 +86,23 @@ cdef struct Feature:
 cdef class Kernel:
     """The vocabulary as a hash table, and the evidence of a text's words against it."""
 
-    cdef uint64_t *keys
-    cdef int64_t *rows
+    # The vocabulary's hash table and the count matrix's rows, each laid out so that one lookup
+    # and one row entry are one cache line each: the work is memory-bound.
+    cdef Slot *slots
+    cdef Entry *entries
     cdef size_t mask
     cdef const int64_t[::1] indptr
-    cdef const int32_t[::1] langs
-    cdef const double[::1] delta
     cdef int n_classes
+    # Rows of many classes (the common n-grams: "_e", "th", "e"...) also as dense vectors, zeros
+    # where a class has no count: adding them is a vectorised loop, and adding 0.0 changes no sum.
+    cdef int64_t *dense_of  # row -> index of its dense vector, or -1
+    cdef double *dense
 
     def __cinit__(self):
-        self.keys = NULL
-        self.rows = NULL
+        self.slots = NULL
+        self.entries = NULL
+        self.dense_of = NULL
+        self.dense = NULL
 
     def __init__(self, list vocab, const int64_t[::1] indptr, const int32_t[::1] langs,
                  const double[::1] delta, int n_classes):
@@ -84,31 +111,54 @@ cdef class Kernel:
         cdef uint64_t h
         while size < 2 * <size_t> len(vocab):
             size <<= 1
-        self.keys = <uint64_t *> calloc(size, sizeof(uint64_t))
-        self.rows = <int64_t *> malloc(size * sizeof(int64_t))
-        if self.keys == NULL or self.rows == NULL:
+        cdef Py_ssize_t nnz = len(langs)
+        self.slots = <Slot *> calloc(size, sizeof(Slot))
+        self.entries = <Entry *> malloc((nnz + 1) * sizeof(Entry))
+        if self.slots == NULL or self.entries == NULL:
             raise MemoryError()
         self.mask = size - 1
         for i in range(len(vocab)):
             h = feature_hash(vocab[i]) | 1  # 0 marks an empty slot
             slot = h & self.mask
-            while self.keys[slot] != 0:
-                if self.keys[slot] == h:
+            while self.slots[slot].key != 0:
+                if self.slots[slot].key == h:
                     raise ValueError(f"feature hash collision at {vocab[i]!r}")
                 slot = (slot + 1) & self.mask
-            self.keys[slot] = h
-            self.rows[slot] = i
-        self.indptr, self.langs, self.delta, self.n_classes = indptr, langs, delta, n_classes
+            self.slots[slot].key = h
+            self.slots[slot].row = i
+        for i in range(nnz):
+            self.entries[i].delta = delta[i]
+            self.entries[i].lang = langs[i]
+        self.indptr, self.n_classes = indptr, n_classes
+        cdef Py_ssize_t rows = len(indptr) - 1, n_dense = 0, j
+        self.dense_of = <int64_t *> malloc((rows + 1) * sizeof(int64_t))
+        if self.dense_of == NULL:
+            raise MemoryError()
+        for i in range(rows):
+            if indptr[i + 1] - indptr[i] >= DENSE_FROM:
+                self.dense_of[i] = n_dense
+                n_dense += 1
+            else:
+                self.dense_of[i] = -1
+        self.dense = <double *> calloc(n_dense * n_classes + 1, sizeof(double))
+        if self.dense == NULL:
+            raise MemoryError()
+        for i in range(rows):
+            if self.dense_of[i] >= 0:
+                for j in range(indptr[i], indptr[i + 1]):
+                    self.dense[self.dense_of[i] * n_classes + langs[j]] = delta[j]
 
     def __dealloc__(self):
-        free(self.keys)
-        free(self.rows)
+        free(self.slots)
+        free(self.entries)
+        free(self.dense_of)
+        free(self.dense)
 
     cdef inline int64_t lookup(self, uint64_t h) noexcept nogil:
         cdef size_t slot = h & self.mask
-        while self.keys[slot] != 0:
-            if self.keys[slot] == h:
-                return self.rows[slot]
+        while self.slots[slot].key != 0:
+            if self.slots[slot].key == h:
+                return self.slots[slot].row
             slot = (slot + 1) & self.mask
         return -1
 
@@ -173,6 +223,19 @@ cdef class Kernel:
                 finally:
                     if chars != &buf[0]:
                         free(chars)
+            # The lookups miss the cache (the vocabulary's table is tens of MB): each slot was
+            # prefetched when its feature was first seen, so the misses overlap.
+            for f in range(nf):
+                feats[f].row = self.lookup(feats[f].hash)
+                if feats[f].row >= 0:
+                    TRAWL_PREFETCH(&self.indptr[feats[f].row])
+            for f in range(nf):
+                r = feats[f].row
+                if r >= 0:
+                    if self.dense_of[r] >= 0:
+                        TRAWL_PREFETCH(self.dense + self.dense_of[r] * self.n_classes)
+                    else:
+                        TRAWL_PREFETCH(&self.entries[self.indptr[r]])
             for f in range(nf):
                 kind = feats[f].kind
                 mult = <double> feats[f].count
@@ -189,14 +252,26 @@ cdef class Kernel:
                 mult = <double> feats[f].count
                 kind = feats[f].kind
                 longm = mult if 2 <= kind < MAX_N else 0.0
+                if self.dense_of[r] >= 0:
+                    self.add_dense(&scores[0], &seen[0], self.dense + self.dense_of[r] * self.n_classes, mult, longm)
+                    continue
                 start, end = self.indptr[r], self.indptr[r + 1]
                 for j in range(<size_t> start, <size_t> end):
-                    scores[self.langs[j]] += self.delta[j] * mult
-                    seen[self.langs[j]] += longm
+                    scores[self.entries[j].lang] += self.entries[j].delta * mult
+                    seen[self.entries[j].lang] += longm
             return n_all, n_long, known
         finally:
             free(feats)
             free(table)
+
+    cdef inline void add_dense(self, double *scores, double *seen, const double *row, double mult,
+                               double longm) noexcept nogil:
+        cdef int l, n = self.n_classes  # a local bound: the loops vectorise
+        for l in range(n):
+            scores[l] += row[l] * mult
+        if longm != 0.0:
+            for l in range(n):
+                seen[l] += longm if row[l] > 0.0 else 0.0
 
     cdef inline size_t add(self, Feature *feats, int64_t *table, size_t tsize, size_t nf,
                            Py_UCS4 *chars, Py_ssize_t at, int n, int kind) noexcept nogil:
@@ -219,7 +294,8 @@ cdef class Kernel:
                 feats[nf].hash = h
                 feats[nf].count = 1
                 feats[nf].kind = kind
-                feats[nf].row = self.lookup(h)
+                feats[nf].row = -1  # looked up once all are known (see evidence)
+                TRAWL_PREFETCH(&self.slots[h & self.mask])
                 return nf + 1
             if feats[at].hash == h:
                 feats[at].count += 1

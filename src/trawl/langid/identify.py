@@ -46,7 +46,7 @@ from trawl.langid.calibration import Calibrator
 from trawl.langid.cavnar import CavnarTrenkleModel
 from trawl.langid.codes import _ISO1, UND
 from trawl.langid.naive_bayes import NaiveBayesModel
-from trawl.langid.ngrams import normalise, words
+from trawl.langid.ngrams import text_words
 from trawl.langid.relatives import GroupModel
 from trawl.langid.scripts import dominant_script, script_counts
 
@@ -141,7 +141,7 @@ def clean_text(text: str) -> tuple[str, str | None]:
     if not text or not text.strip():
         return "", "empty"
     cleaned = _URL.sub(" ", text)
-    letters = sum(len(w) for w in words(normalise(cleaned)))
+    letters = sum(map(len, text_words(cleaned)))
     if letters < MIN_LETTERS:
         return "", "no-letters"
     signals = len(_CODE.findall(cleaned))
@@ -314,7 +314,8 @@ class DefaultIdentifier:
         if candidates is not None:
             scores[~self._mask(candidates)] = -np.inf
         order = np.argsort(-scores)
-        finite = [i for i in order[:8] if np.isfinite(scores[i])]
+        top = order[:8]
+        finite = top[np.isfinite(scores[top])].tolist()
         if not finite:
             return UND, [], [], (), script, 0.0
         best = labels[finite[0]]

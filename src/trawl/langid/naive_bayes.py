@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from trawl.langid.ngrams import MAX_N, ngrams, normalise, words
+from trawl.langid.ngrams import MAX_N, ngrams, normalise, text_words, words
 
 __all__ = ["ORDERS", "Evidence", "NaiveBayesModel", "count_features", "feature_kind", "features"]
 
@@ -212,7 +212,7 @@ class NaiveBayesModel:
         gathered = np.zeros(labels)
         seen = np.zeros(labels)
         per_length = np.zeros(ORDERS)
-        n, n_long, known = kernel.evidence(words(normalise(text)), gathered, seen, per_length)
+        n, n_long, known = kernel.evidence(text_words(text), gathered, seen, per_length)
         if not n:
             return Evidence(np.zeros(labels), 0, np.zeros(labels), 0)
         scores: FloatArray = per_length @ self.unseen

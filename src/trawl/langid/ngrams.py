@@ -16,8 +16,9 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterator
+from functools import lru_cache
 
-__all__ = ["MAX_N", "ngram_counts", "ngrams", "normalise", "words"]
+__all__ = ["MAX_N", "ngram_counts", "ngrams", "normalise", "text_words", "words"]
 
 #: The longest n-gram; the paper uses lengths 1 to 5.
 MAX_N = 5
@@ -50,12 +51,21 @@ def words(text: str) -> list[str]:
 
     A token made only of apostrophes (a quotation mark) is dropped; ``’`` is written ``'``.
     """
-    out = []
-    for m in _WORD.finditer(text):
-        w = m.group().replace("\u2019", "'")
-        if w.strip("'"):
-            out.append(w)
-    return out
+    # U+2019 and ' are in the same class, so replacing first matches the same tokens (findall: in C)
+    if "\u2019" in text:
+        text = text.replace("\u2019", "'")
+    found: list[str] = _WORD.findall(text)
+    if "'" in text:
+        found = [w for w in found if w.strip("'")]
+    return found
+
+
+@lru_cache(maxsize=8)
+def text_words(text: str) -> list[str]:
+    """:func:`words` of :func:`normalise` ``(text)``, remembered for the last few texts: the
+    identifier's clean-up and its model read the same words of the same text. Do not modify
+    the list."""
+    return words(normalise(text))
 
 
 def ngrams(word: str, max_n: int = MAX_N) -> Iterator[str]:

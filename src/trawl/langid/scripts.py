@@ -58,6 +58,11 @@ def script_of(ch: str) -> str | None:
 def script_counts(text: str) -> Counter[str]:
     """How many characters of each script ``text`` holds (Hiragana and Katakana count as Kana)."""
     counts: Counter[str] = Counter()
+    if text.isascii():  # the common case: Latin letters and nothing else
+        n = sum(map(str.isalpha, text))
+        if n:
+            counts["Latin"] = n
+        return counts
     # Each distinct character once (counted by Counter in C), in the order of its first
     # occurrence, so the scripts come in the order they first occur, as they would char by char.
     for ch, n in Counter(text).items():
