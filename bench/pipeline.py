@@ -47,7 +47,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from crawl import TRAWL_STORE, run_contestant, start_server  # noqa: E402 - bench/ is not a package
 
-
 # --------------------------------------------------------------------------- (a) the WARC input
 
 
@@ -85,7 +84,7 @@ def build_warcs(pages: int, files: int) -> tuple[Path, int, int]:
     total = 0
     outs = [(folder / f"part-{i:02d}.warc.gz").open("wb") for i in range(files)]
     try:
-        for i, out in enumerate(outs):
+        for out in outs:
             info = b"software: trawl bench/pipeline.py\r\nformat: WARC File Format 1.0\r\n"
             out.write(_record("warcinfo", "", "2024-05-06T07:08:09Z", info))
         for k, path in enumerate(names):
@@ -160,7 +159,12 @@ def main():
     folder, out, workers = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
     tasks = len(list(Path(folder).glob("*.warc.gz")))
     executor = LocalPipelineExecutor(
-        pipeline=[WarcReader(folder, glob_pattern="*.warc.gz"), Trafilatura(), LangTag(), JsonlWriter(str(out / "docs"))],
+        pipeline=[
+            WarcReader(folder, glob_pattern="*.warc.gz"),
+            Trafilatura(),
+            LangTag(),
+            JsonlWriter(str(out / "docs")),
+        ],
         tasks=tasks, workers=workers, logging_dir=str(out / "logs"),
     )
     cpu, t = time.process_time(), time.perf_counter()
@@ -394,10 +398,11 @@ def crawl_part(args: argparse.Namespace) -> list[str]:
         server.terminate()
         server.wait()
     lines = [
-        f"(b) crawl: the test web ({args.hosts} hosts), {args.crawl_pages:,} pages, robots.txt obeyed, one request "
-        f"a host, 128 in flight, no delay; {os.cpu_count()} cores; best of {args.repeat}",
+        f"(b) crawl: the test web ({args.hosts} hosts), {args.crawl_pages:,} pages, robots.txt obeyed, "
+        f"one request a host, 128 in flight, no delay; {os.cpu_count()} cores; best of {args.repeat}",
         "",
-        "| contestant | pages | stored | seconds | pages/s | vs scrapy + trafilatura | CPU ms/page | peak RSS MiB |",
+        "| contestant | pages | stored | seconds | pages/s | vs scrapy + trafilatura | CPU ms/page "
+        "| peak RSS MiB |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     ref = results.get("scrapy + trafilatura")
@@ -405,8 +410,8 @@ def crawl_part(args: argparse.Namespace) -> list[str]:
         rate = r["pages"] / r["seconds"]
         ratio = f"{rate / (ref['pages'] / ref['seconds']):.1f}x" if ref else "-"
         lines.append(
-            f"| {name} | {int(r['pages']):,} | {int(r.get('stored') or 0):,} | {r['seconds']:.1f} | {rate:.0f} | "
-            f"{ratio} | {1000 * r['cpu'] / r['pages']:.2f} | {r.get('maxrss_mib', 0):.0f} |"
+            f"| {name} | {int(r['pages']):,} | {int(r.get('stored') or 0):,} | {r['seconds']:.1f} | "
+            f"{rate:.0f} | {ratio} | {1000 * r['cpu'] / r['pages']:.2f} | {r.get('maxrss_mib', 0):.0f} |"
         )
     trawl = results.get("trawl crawl")
     if trawl and trawl.get("stages"):
@@ -431,13 +436,11 @@ def main() -> None:
     report: list[str] = []
     t = time.perf_counter()
     if args.part in ("ingest", "both"):
-        report += ingest_part(args) + [""]
+        report += [*ingest_part(args), ""]
     if args.part in ("crawl", "both"):
         report += crawl_part(args)
     print("\n" + "\n".join(report))
-    print(
-        f"\n({time.perf_counter() - t:.0f} s, load {os.getloadavg()[0]:.1f}, {resource.getpagesize()} B pages)"
-    )
+    print(f"\n({time.perf_counter() - t:.0f} s, load {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -314,8 +314,8 @@ class DefaultIdentifier:
         if candidates is not None:
             scores[~self._mask(candidates)] = -np.inf
         order = np.argsort(-scores)
-        top = order[:8]
-        finite = top[np.isfinite(scores[top])].tolist()
+        head = order[:8]
+        finite: list[int] = head[np.isfinite(scores[head])].tolist()
         if not finite:
             return UND, [], [], (), script, 0.0
         best = labels[finite[0]]
