@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from trawl.urls import surt, url_hash
 
 
@@ -20,3 +23,22 @@ def test_a_hosts_pages_sort_together() -> None:
 def test_url_hash_is_spelling_insensitive() -> None:
     assert url_hash("http://www.example.com/a?x=1&y=2") == url_hash("http://example.com:80/a?y=2&x=1")
     assert len(url_hash("http://e.com/")) == 16
+
+
+_PIECES = st.sampled_from(
+    [*"aZ09.-_/:?#&=%~!$'()*+,;@[]\\ \t", "www.", "http://", ":80", ":443", ":8080", ":99999", "?", "#", "é"]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.sampled_from(["http://", "https://", "HTTP://", "ftp://", ""]),
+    st.lists(_PIECES, max_size=30).map("".join),
+)
+def test_the_fast_path_gives_the_urlsplit_answer(scheme: str, rest: str) -> None:
+    from trawl.urls import _surt_http, _surt_split
+
+    url = scheme + rest
+    fast = _surt_http(url)
+    assert fast is None or fast == _surt_split(url), url
+    assert surt(url) == _surt_split(url)

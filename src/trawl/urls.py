@@ -8,6 +8,7 @@ reversed so that a host's pages, and a domain's hosts, sort next to each other.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from urllib.parse import SplitResult, unquote, urlsplit
 
 __all__ = ["surt", "url_hash"]
@@ -30,6 +31,57 @@ def surt(url: str) -> str:
     Query arguments are sorted; the path keeps its case. Non-network URLs (``file:``,
     ``urn:``...) are returned as ``scheme:`` + the rest, so they still make stable keys.
     """
+    fast = _surt_http(url)
+    if fast is not None:
+        return fast
+    return _surt_split(url)
+
+
+def _surt_http(url: str) -> str | None:
+    """:func:`surt` of a plain ``http(s)`` URL without ``urlsplit`` (the links of a page, the
+    rows of a crawl: a third of the collection writer's time went to it), or None for anything
+    that is not plainly one (userinfo, IPv6, backslashes, spaces or controls, odd ports), which
+    :func:`_surt_split` reads as before; tested to agree with it."""
+    if url.startswith("http://"):
+        scheme, at = "http", 7
+    elif url.startswith("https://"):
+        scheme, at = "https", 8
+    else:
+        return None
+    if not url.isascii() or not url.isprintable() or any(c in url for c in " @[]\\"):
+        return None
+    end = len(url)
+    for sep in "/?#":
+        i = url.find(sep, at)
+        if 0 <= i < end:
+            end = i
+    netloc = url[at:end]
+    rest = url[end:]
+    host, colon, port = netloc.partition(":")
+    if not host:
+        return None
+    key = _host_key_cached(host)
+    if colon and port:
+        if not port.isdigit() or len(port) > 5 or int(port) > 65535:
+            return None
+        if int(port) != _DEFAULT_PORTS[scheme]:
+            key += f":{int(port)}"
+    hash_at = rest.find("#")
+    if hash_at >= 0:
+        rest = rest[:hash_at]
+    path, question, query = rest.partition("?")
+    out = f"{key}){path or '/'}"
+    if question and query:
+        out += "?" + "&".join(sorted(query.split("&")))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _host_key_cached(host: str) -> str:
+    return _host_key(host)
+
+
+def _surt_split(url: str) -> str:
     try:
         parts: SplitResult = urlsplit(url.strip())
         port = parts.port

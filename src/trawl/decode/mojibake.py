@@ -498,6 +498,15 @@ def _doubtful(text: str, spans: list[_Span]) -> bool:
 # bringt dich überall hin\x93``). The five bytes windows-1252 leaves undefined are not evidence,
 # nor is U+0085 (NEL), which Unicode text uses as a line break.
 _DEFINED_C1 = re.compile("[\x80\x82-\x84\x86-\x8c\x8e\x91-\x9c\x9e\x9f]")
+# The same characters one by one: 26 substring tests (memchr-like) are ~5x faster on a long page
+# than the regex's character class, and only say whether one is there.
+_DEFINED_C1_CHARS = tuple(
+    chr(c) for c in (0x80, *range(0x82, 0x85), *range(0x86, 0x8D), 0x8E, *range(0x91, 0x9D), 0x9E, 0x9F)
+)
+
+
+def _has_defined_c1(text: str) -> bool:
+    return any(map(text.__contains__, _DEFINED_C1_CHARS))
 
 
 def _latin1_reading(text: str, repair: bool) -> MojibakeReport:
@@ -516,7 +525,7 @@ def check_mojibake(text: str, *, repair: bool = True) -> MojibakeReport:
     Windows-1252 punctuation read as ISO-8859-1 (C1 controls) is reported and mended too.
     """
     evidence, cp, spans = _evidence(text)
-    if not evidence and not text.isascii() and _DEFINED_C1.search(text):
+    if not evidence and not text.isascii() and _has_defined_c1(text):
         return _latin1_reading(text, repair)
     if evidence and _doubtful(text, spans):
         evidence /= 2
