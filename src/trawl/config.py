@@ -39,6 +39,7 @@ class IngestConfig:
     record_types: list[str] = field(default_factory=list)
     max_record_bytes: int = 0
     content_types: list[str] = field(default_factory=list)
+    workers: int = -1
 
 
 @dataclass(slots=True)
@@ -272,6 +273,8 @@ def _warn_contradictions(config: Config) -> None:
             "stored but their text cut at decode.max_body_bytes",
             stacklevel=3,
         )
+    if config.ingest.workers < -1:
+        raise ConfigError(f"ingest.workers = {config.ingest.workers}: -1 (automatic), 0 (none) or a count")
     if not 0 <= config.warc.level <= 9:
         raise ConfigError(f"warc.level = {config.warc.level}: a zlib level is 0 (store) to 9 (smallest)")
     if config.extract.method not in {"auto", "dom", "bte", "slope"}:

@@ -9,6 +9,8 @@ import pickle
 import zlib
 from pathlib import Path
 
+import pytest
+
 from trawl.document import TRANSIENT, Document
 from trawl.jobs.ingest import ingest
 from trawl.store.collection import Collection
@@ -93,3 +95,43 @@ def test_transient_fields_are_not_pickled_or_compared() -> None:
     assert back.url == doc.url and back.raw == doc.raw and back.text == "x"
     assert back == doc
     assert "markup" not in repr(doc)
+
+
+def _stored(coll: Collection) -> dict[str, tuple[str, str, str | None]]:
+    out = {}
+    for rec in coll.records():
+        text = rec.cells.get("text", {})
+        lang = rec.cells.get("lang", {}).get("doc", {})
+        out[rec.capture["url"]] = (str(text.get("title", "")), str(text.get("text", "")), lang.get("lang"))
+    return out
+
+
+def test_worker_processes_store_what_one_process_stores(tmp_path: Path) -> None:
+    inputs, _, all_docs = _inputs(tmp_path)
+    results = {}
+    for workers in (0, 2):
+        with Collection.create(tmp_path / f"c{workers}", overrides=[f"ingest.workers={workers}"]) as coll:
+            result = ingest(inputs, coll)
+            results[workers] = (result.stats, _stored(coll))
+    (one, stored_one), (two, stored_two) = results[0], results[2]
+    assert stored_one == stored_two and len(stored_one) == all_docs
+    assert two["workers/started"] == 2
+    assert two.prefix("error/") == {}
+    for key, value in one.counters.items():  # every stage counted as often, wherever it ran
+        if key.startswith(("decode/", "convert/", "extract/", "langid/", "store/records")):
+            assert two[key] == value, key
+
+
+def test_a_worker_that_dies_loses_only_the_document_that_killed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs, _, all_docs = _inputs(tmp_path)
+    monkeypatch.setenv("TRAWL_FAULT_WORKER_EXIT_ON", "cp1251.html")
+    with Collection.create(tmp_path / "c", overrides=["ingest.workers=1"]) as coll:
+        result = ingest(inputs, coll)
+        stored = _stored(coll)
+    assert result.stats["drop/workers/died"] == 1
+    assert result.stats["workers/restarted"] >= 1
+    assert len(stored) == all_docs - 1 and not any(url.endswith("cp1251.html") for url in stored)
+    drops = result.drops_file.read_text("utf-8")
+    assert "workers/died" in drops and "cp1251.html" in drops

@@ -14,8 +14,8 @@ from pathlib import Path
 from trawl.acquire.detect import sources_for
 from trawl.config import Config
 from trawl.document import Document
-from trawl.jobs.steps import build_steps
-from trawl.pipeline.base import Pipeline, Source
+from trawl.jobs.workers import StepWorkers
+from trawl.pipeline.base import Pipeline, Source, Step
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
@@ -46,7 +46,8 @@ def ingest(
 ) -> IngestResult:
     """Read ``inputs`` into ``collection``; every drop and error is counted and recorded."""
     run, ctx = collection.new_run()
-    steps = [*build_steps(collection.config), collection.writer()]
+    config = collection.config
+    steps: list[Step] = [StepWorkers(config, config.ingest.workers), collection.writer()]
     pipeline = Pipeline(build_sources(inputs, collection.config), steps, ctx)
     t0 = time.perf_counter()
     try:
