@@ -49,7 +49,8 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -489,6 +490,23 @@ class Collection:
         }
 
 
+@dataclass(slots=True)
+class _Staged:
+    """A document between :meth:`CollectionWriter._stage` and its commit."""
+
+    doc: Document
+    row: str
+    ts: int
+    doc_id: str
+    digest: str
+    revisit_of: dict[str, Any] | None = None
+    record: bytes = b""
+    member: Future[bytes] | None = None
+    pointer: dict[str, Any] | None = None
+    payload: bool = False  # it is its payload's original: a payload entry goes with its row
+    entries: list[tuple[str, str, Any]] = dataclasses.field(default_factory=list)
+
+
 class CollectionWriter(Step):
     """The sink: appends each document's capture to the WARC files and its row to the table.
 
@@ -517,6 +535,10 @@ class CollectionWriter(Step):
         self._dedup = dedup
         self._anchors = anchors
         self._refs: dict[str, list[dict[str, Any]]] = {}  # site -> its reference pointers
+        # one thread compresses the next record while the table write of the one before runs
+        self._packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trawl-warc-pack")
+        self._staged_ids: set[str] = set()  # documents staged and not yet committed
+        self._staged_payloads: dict[str, dict[str, Any]] = {}  # their payload entries, by digest
 
     def _references(self, site: str) -> list[dict[str, Any]]:
         refs = self._refs.get(site)
@@ -554,18 +576,13 @@ class CollectionWriter(Step):
         refs = self._refs[site] = [*refs, plain]
         return pointer, (site, refs)
 
-    def _write_capture(
-        self, doc: Document, digest: str, entries: list[tuple[str, str, Any]]
-    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """Write ``doc``'s WARC record: the full response, or a revisit if the payload is stored.
-
-        Returns the record's pointer and, for a revisit, what it refers to; adds the table entries
-        the record makes (its payload digest, its site's reference) to ``entries``.
-        """
-        table = self.collection.table
+    def _plan_capture(self, doc: Document, digest: str) -> tuple[Document, dict[str, Any] | None]:
+        """What to write for ``doc``: the document itself, or a revisit record when its payload is
+        stored already (in the table, or staged just before it); and, for a revisit, what it
+        refers to."""
         original = None
         if self._dedup and doc.raw and doc.record_type in ("response", "resource"):
-            original = table.get_entry("payload", digest)
+            original = self._staged_payloads.get(digest) or self.collection.table.get_entry("payload", digest)
         if original is not None and original.get("record_id") != doc.record_id:
             refs = [
                 ("WARC-Refers-To", original["record_id"]),
@@ -577,30 +594,75 @@ class CollectionWriter(Step):
             revisit = dataclasses.replace(
                 doc, record_type="revisit", raw=b"", warc_headers=[*doc.warc_headers, *refs]
             )
-            pointer = self._warc.write(revisit).as_dict()
             self.count("store/duplicates/exact")
             self.count("store/duplicates/bytes-saved", len(doc.raw))
-            return pointer, {"row": original["row"], "pointer": original["pointer"], "record_id": refs[0][1]}
+            return revisit, {"row": original["row"], "pointer": original["pointer"], "record_id": refs[0][1]}
         if not (doc.record_id and doc.record_id.startswith("<urn:") and doc.record_id.endswith(">")):
             doc.record_id = f"<urn:uuid:{uuid.uuid4()}>"  # known before writing, so a revisit can name it
-        pointer, new_ref = self._write_record(doc)
-        if new_ref is not None:
-            entries.append(("ref", *new_ref))
-        if self._dedup and doc.raw and doc.record_type in ("response", "resource"):
-            entries.append(
-                (
-                    "payload",
-                    digest,
-                    {
-                        "row": doc.surt,
-                        "url": doc.url,
-                        "record_id": doc.record_id,
-                        "date": (doc.fetched_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                        "pointer": pointer,
-                    },
-                )
-            )
-        return pointer, None
+        return doc, None
+
+    def _payload_entry(self, doc: Document, pointer: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "row": doc.surt,
+            "url": doc.url,
+            "record_id": doc.record_id,
+            "date": (doc.fetched_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "pointer": pointer,
+        }
+
+    def _stage(self, doc: Document) -> _Staged | None:
+        """The first half of storing ``doc``: check it is not stored yet, decide its record and
+        start compressing it (in the writer's thread, for gzip); None when it is stored already."""
+        table = self.collection.table
+        row = doc.surt
+        ts = _timestamp_us(doc.fetched_at)
+        doc_id = doc.id
+        previous = table.versions_of(row, "fetch", "capture")
+        if (
+            previous and previous[0][0] == ts and previous[0][1].get("id") == doc_id
+        ) or doc_id in self._staged_ids:
+            self.count("store/skipped/already-stored")
+            doc.release()
+            return None
+        digest = payload_digest(doc.raw)
+        staged = _Staged(doc, row, ts, doc_id, digest)
+        target, staged.revisit_of = self._plan_capture(doc, digest)
+        if self._warc.codec == "zstd" and staged.revisit_of is None:
+            # references and their dictionaries: written at once, in this thread
+            pointer, new_ref = self._write_record(doc)
+            staged.pointer = pointer
+            if new_ref is not None:
+                staged.entries.append(("ref", *new_ref))
+        elif self._warc.codec == "zstd":
+            staged.pointer = self._warc.write(target).as_dict()
+        else:
+            staged.record = self._warc.record(target)
+            staged.member = self._packer.submit(self._warc.pack, staged.record)
+        if (
+            self._dedup
+            and doc.raw
+            and doc.record_type in ("response", "resource")
+            and staged.revisit_of is None
+        ):
+            staged.payload = True
+            self._staged_payloads[digest] = self._payload_entry(doc, {})
+        self._staged_ids.add(doc_id)
+        return staged
+
+    def _land(self, staged: _Staged) -> None:
+        """The WARC half: the compressed record appended and flushed to the OS."""
+        if staged.pointer is None:
+            assert staged.member is not None
+            member = staged.member.result()
+            staged.pointer = self._warc.append(staged.record, member).as_dict()
+            staged.record = b""
+        # The record's bytes reach the OS before the row that points at them is committed, so a
+        # killed ingest never leaves a row pointing past the end of a WARC file.
+        self._warc.flush()
+        if staged.payload:
+            entry = self._payload_entry(staged.doc, staged.pointer)
+            self._staged_payloads[staged.digest] = entry
+            staged.entries.append(("payload", staged.digest, entry))
 
     def _anchor_mutations(self, doc: Document, ts: int) -> list[Mutation]:
         """This page's anchor texts as mutations of its link targets' rows."""
@@ -622,22 +684,71 @@ class CollectionWriter(Step):
             )
         return out
 
+    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        """Store each document, one step ahead: while one document's record is compressed (in a
+        thread: zlib lets go of the GIL), the table write of the one before it runs here. The
+        order of records, rows and answers is the order of ``docs``; each row is written after its
+        record is flushed. A document that could not be stored is counted, recorded, marked
+        dropped (``error/store``) and not passed on, so a crawl never takes it for stored; one
+        stored already is passed on."""
+        self.ctx = ctx
+        stats = ctx.stats
+        before: _Staged | None = None
+        for doc in docs:
+            t0 = time.perf_counter()
+            landed = before is not None and self._guarded(self._land, before)
+            ok, staged = self._guarded(self._stage, doc)
+            done = self._guarded(self._commit, before)[1] if landed and before is not None else None
+            stats.add_time(self.name, time.perf_counter() - t0)
+            if done is not None:
+                yield done
+            if ok and staged is None:
+                yield doc  # stored already
+            before = staged
+        if before is not None:
+            t0 = time.perf_counter()
+            done = self._guarded(self._commit, before)[1] if self._guarded(self._land, before)[0] else None
+            stats.add_time(self.name, time.perf_counter() - t0)
+            if done is not None:
+                yield done
+
+    def _guarded(self, fn: Any, item: Any) -> tuple[bool, Any]:
+        """``(True, fn(item))``, or ``(False, None)`` with the failure counted and recorded against
+        the document and the document marked dropped."""
+        doc: Document = item if isinstance(item, Document) else item.doc
+        try:
+            return True, fn(item)
+        except Exception as exc:  # isolation: one bad document never stops the run
+            doc.error(self.name, exc)
+            doc.dropped = f"error/{self.name}"
+            if self.ctx is not None:
+                self.ctx.error(self.name, exc, url=doc.url, source=doc.source)
+            self._forget(doc)
+            return False, None
+
+    def _forget(self, doc: Document) -> None:
+        self._staged_ids.discard(doc.id)
+        for digest, entry in list(self._staged_payloads.items()):
+            if entry.get("record_id") == doc.record_id:
+                del self._staged_payloads[digest]
+
     def process(self, doc: Document) -> Document:
-        table = self.collection.table
-        row = doc.surt
-        ts = _timestamp_us(doc.fetched_at)
-        doc_id = doc.id
-        previous = table.versions_of(row, "fetch", "capture")
-        if previous and previous[0][0] == ts and previous[0][1].get("id") == doc_id:
-            self.count("store/skipped/already-stored")
-            doc.release()
+        """One document, stored at once (what :meth:`run` does, without overlap)."""
+        staged = self._stage(doc)
+        if staged is None:
             return doc
-        digest = payload_digest(doc.raw)
-        entries: list[tuple[str, str, Any]] = []
-        pointer, revisit_of = self._write_capture(doc, digest, entries)
-        # The record's bytes reach the OS before the row that points at them is committed, so a
-        # killed ingest never leaves a row pointing past the end of a WARC file.
-        self._warc.flush()
+        try:
+            self._land(staged)
+            return self._commit(staged)
+        finally:
+            self._forget(doc)
+
+    def _commit(self, staged: _Staged) -> Document:
+        """The table half: the document's row, its anchors and its index entries in one write."""
+        table = self.collection.table
+        doc, row, ts, doc_id, digest = staged.doc, staged.row, staged.ts, staged.doc_id, staged.digest
+        pointer, revisit_of, entries = staged.pointer, staged.revisit_of, staged.entries
+        assert pointer is not None
         doc.warc = WarcPointer(str(pointer["file"]), int(pointer["offset"]), int(pointer["length"]))
         # Few cells per row, grouped by what changes together: each cell is a RocksDB key.
         cells: dict[str, dict[str, Any]] = {
@@ -697,8 +808,12 @@ class CollectionWriter(Step):
         self.count("store/records")
         self.count("store/warc-bytes", int(pointer["length"]))
         doc.release()  # stored: the decoded characters and the parsed page are not needed again
+        self._staged_ids.discard(doc_id)
+        if staged.payload and self._staged_payloads.get(digest, {}).get("record_id") == doc.record_id:
+            del self._staged_payloads[digest]  # in the table now
         return doc
 
     def close(self) -> None:
+        self._packer.shutdown(wait=True)
         self._warc.close()
         self.collection.table.flush()

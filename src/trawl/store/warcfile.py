@@ -840,6 +840,40 @@ class WarcFileWriter:
         headers, block = self._headers_and_block(doc)
         return self._emit(_record_bytes(headers, block), dictionary, dictionary_key)
 
+    # The same write in three parts, so the compression (zlib lets go of the GIL) can run in a
+    # thread while the caller does other work: :meth:`record` (the file is rotated first when it
+    # is full, since the record names its file's warcinfo), :meth:`pack` (thread-safe), then
+    # :meth:`append`, in the order of :meth:`record`.
+
+    def record(self, doc: Document) -> bytes:
+        """The uncompressed record of ``doc``, for the file it will be appended to."""
+        if self._closed:
+            raise StoreError("WarcFileWriter is closed; open a new one to write more records")
+        if self._fh is None or self._size >= self.max_bytes:
+            self._close_file()
+            self._open_next()
+        headers, block = self._headers_and_block(doc)
+        return _record_bytes(headers, block)
+
+    def pack(self, record: bytes) -> bytes:
+        """``record`` compressed as one member (gzip or none; zstd's dictionaries are not shared
+        with threads: use :meth:`write`)."""
+        if self.codec == "zstd":
+            raise StoreError("pack() is for gzip or uncompressed files; zstd records go through write()")
+        return self._pack(record)
+
+    def append(self, record: bytes, member: bytes) -> WarcPointer:
+        """Append the member :meth:`pack` made of ``record`` and return where it is."""
+        assert self._fh is not None
+        self.last_record = record
+        offset = self._size
+        try:
+            self._fh.write(member)
+        except OSError as exc:
+            raise StoreError(f"cannot write to WARC file {self._name!r}: {exc.strerror or exc}") from exc
+        self._size += len(member)
+        return WarcPointer(self._name, offset, len(member))
+
     def flush(self) -> None:
         """Push buffered records to the OS, so pointers into the open file can be read."""
         if self._fh is not None:
