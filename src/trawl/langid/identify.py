@@ -45,7 +45,7 @@ import numpy as np
 from trawl.langid.calibration import Calibrator
 from trawl.langid.cavnar import CavnarTrenkleModel
 from trawl.langid.codes import _ISO1, UND
-from trawl.langid.naive_bayes import NaiveBayesModel
+from trawl.langid.naive_bayes import Evidence, FloatArray, NaiveBayesModel
 from trawl.langid.ngrams import text_words
 from trawl.langid.relatives import GroupModel
 from trawl.langid.scripts import dominant_script, script_counts
@@ -291,6 +291,23 @@ class DefaultIdentifier:
             self._mask_cache[key] = mask
         return mask
 
+    def scores(self, text: str) -> tuple[str | None, set[str] | None, Evidence, FloatArray]:
+        """The first half of :meth:`decide`: the text's script and the candidate languages it
+        leaves, the naive-Bayes evidence, and each language's score (log-likelihood plus prior;
+        ``-inf`` outside the candidates)."""
+        script, script_share = dominant_script(text)
+        if script is not None and script_share >= 0.6:  # the common case, cached per script
+            candidates = self._written_in.get(script)
+            if candidates is None:
+                candidates = self._written_in[script] = _script_candidates(text, self.label_scripts)[1]
+        else:
+            script, candidates = _script_candidates(text, self.label_scripts)
+        ev = self.model.evidence(text)
+        scores = ev.scores + self.prior
+        if candidates is not None:
+            scores[~self._mask(candidates)] = -np.inf
+        return script, candidates, ev, scores
+
     def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None]:
         """The winner, its calibration features, the runners-up (with relative weights),
         any ambiguity, and the script; used by :meth:`identify` and to fit calibration."""
@@ -301,18 +318,8 @@ class DefaultIdentifier:
     ) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None, float]:
         """:meth:`raw` plus the winner's mean naive-Bayes log-likelihood per feature (how well
         its model explains the text, compared with held-out text of it by :meth:`foreign`)."""
-        script, script_share = dominant_script(text)
-        if script is not None and script_share >= 0.6:  # the common case, cached per script
-            candidates = self._written_in.get(script)
-            if candidates is None:
-                candidates = self._written_in[script] = _script_candidates(text, self.label_scripts)[1]
-        else:
-            script, candidates = _script_candidates(text, self.label_scripts)
-        ev = self.model.evidence(text)
+        script, candidates, ev, scores = self.scores(text)
         labels = self.model.labels
-        scores = ev.scores + self.prior
-        if candidates is not None:
-            scores[~self._mask(candidates)] = -np.inf
         order = np.argsort(-scores)
         head = order[:8]
         finite: list[int] = head[np.isfinite(scores[head])].tolist()
