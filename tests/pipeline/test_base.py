@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import ClassVar, Literal
 
 import pytest
@@ -114,3 +115,40 @@ def test_a_step_may_drop_on_error() -> None:
     p = Pipeline([ListSource(["http://a.example/boom", "http://a.example/1"])], [Strict()])
     assert [d.url for d in p] == ["http://a.example/1"]
     assert p.ctx.stats["error/upper/ValueError"] == 1
+
+
+def test_tasks_of_a_sharded_run_read_each_document_once(tmp_path: Path) -> None:
+    import gzip as _gzip
+
+    from trawl.acquire.localdir import LocalDirSource
+    from trawl.acquire.warc import WarcSource
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    for i in range(11):
+        (folder / f"f{i:02d}.txt").write_text(f"file {i}")
+    warcs = []
+    for k in range(3):
+        records = b"".join(
+            _gzip.compress(
+                (
+                    f"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:{k}-{i}>\r\n"
+                    f"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: http://x.test/{k}/{i}\r\n"
+                    f"Content-Type: text/plain\r\nContent-Length: 1\r\n\r\nx\r\n\r\n"
+                ).encode()
+            )
+            for i in range(4)
+        )
+        path = tmp_path / f"part{k}.warc.gz"
+        path.write_bytes(records)
+        warcs.append(path)
+    for make in (lambda: LocalDirSource([folder]), lambda: WarcSource(warcs), lambda: WarcSource(warcs[:1])):
+        everything = sorted(d.url for d in Pipeline([make()]))
+        for world in (1, 2, 3, 5):
+            parts = [
+                sorted(d.url for d in Pipeline([make()], rank=r, world_size=world)) for r in range(world)
+            ]
+            assert sorted(u for p in parts for u in p) == everything, (world, parts)
+            assert sum(map(len, parts)) == len(everything)
+    with pytest.raises(ValueError, match="rank"):
+        Pipeline([LocalDirSource([folder])], rank=2, world_size=2)

@@ -121,20 +121,35 @@ class LocalDirSource(Source):
         self.follow_symlinks = follow_symlinks
         self.max_file_bytes = max_file_bytes
         self.skip_hidden = skip_hidden
+        self._rank, self._world, self._seen = 0, 1, 0
 
     # -- the walk ---------------------------------------------------------------------------------
 
     def read(self, ctx: RunContext) -> Iterator[Document]:
+        return self.read_shard(ctx)
+
+    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
+        """Task ``rank`` of ``world_size`` reads every ``world_size``-th file of the sorted walk,
+        and only those (the others are not opened)."""
+        if world_size < 1 or not 0 <= rank < world_size:
+            raise ValueError(f"task {rank} of {world_size}: need 0 <= rank < world_size")
+        self._rank, self._world, self._seen = rank, world_size, 0
         for root in self.roots:
             st = self._stat(ctx, root)
             if st is None:
                 continue
             if stat.S_ISDIR(st.st_mode):
                 yield from self._walk(ctx, root, st)
-            else:
+            elif self._mine():
                 doc = self._read_file(ctx, root, st)
                 if doc is not None:
                     yield doc
+
+    def _mine(self) -> bool:
+        """Whether the next file of the walk is this task's."""
+        index = self._seen
+        self._seen += 1
+        return index % self._world == self._rank
 
     def _walk(self, ctx: RunContext, root: Path, root_st: os.stat_result) -> Iterator[Document]:
         """Depth-first, sorted, iterative (a deep tree must not hit the recursion limit)."""
@@ -184,6 +199,8 @@ class LocalDirSource(Source):
                 continue
             if not self._matches(self.include, entry.name, rel):
                 ctx.stats.inc("read/skipped/excluded")
+                continue
+            if not self._mine():
                 continue
             doc = self._read_file(ctx, path, st)
             if doc is not None:

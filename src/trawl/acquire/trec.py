@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, ClassVar
 from trawl.acquire.streams import Compression, input_name, open_input, open_raw
 from trawl.document import Document
 from trawl.errors import ConfigError, InputError, quote_bytes
-from trawl.pipeline.base import RunContext, Source
+from trawl.pipeline.base import RunContext, Source, shard_inputs
 from trawl.pipeline.stats import Stats
 
 __all__ = ["TrecSource"]
@@ -590,6 +590,16 @@ class TrecSource(Source):
 
     def read(self, ctx: RunContext) -> Iterator[Document]:
         for src in self.inputs:
+            yield from self._read_one(ctx, src)
+
+    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
+        """Task ``rank`` of ``world_size`` reads every ``world_size``-th input (by documents when
+        there are fewer inputs than tasks)."""
+        mine = shard_inputs(self.inputs, rank, world_size)
+        if mine is None:
+            yield from super().read_shard(ctx, rank, world_size)
+            return
+        for src in mine:
             yield from self._read_one(ctx, src)
 
     def _read_one(self, ctx: RunContext, src: str | PathLike[str] | BinaryIO) -> Iterator[Document]:

@@ -42,7 +42,7 @@ from typing import Any, BinaryIO, ClassVar, Final, Protocol
 from trawl.acquire.streams import Compression, InputLike, detect_compression, input_name, open_raw
 from trawl.document import Document, LazyHeaders
 from trawl.errors import InputError, quote_bytes
-from trawl.pipeline.base import RunContext, Source
+from trawl.pipeline.base import RunContext, Source, shard_inputs
 from trawl.store.warcfile import (
     Headers,
     Payload,
@@ -777,6 +777,16 @@ class WarcSource(Source):
     def read(self, ctx: RunContext) -> Iterator[Document]:
         """Yield the documents of every input in turn; bad input is dropped and counted, never raised."""
         for src in self.inputs:
+            yield from self._read_input(src, ctx)
+
+    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
+        """Task ``rank`` of ``world_size`` reads every ``world_size``-th input (by documents when
+        there are fewer inputs than tasks)."""
+        mine = shard_inputs(self.inputs, rank, world_size)
+        if mine is None:
+            yield from super().read_shard(ctx, rank, world_size)
+            return
+        for src in mine:
             yield from self._read_input(src, ctx)
 
     # -- one input ------------------------------------------------------------------------

@@ -25,7 +25,17 @@ from trawl.document import Document
 from trawl.errors import MissingDependency
 from trawl.pipeline.stats import Stats
 
-__all__ = ["Audit", "AuditEntry", "Filter", "Pipeline", "RunContext", "Source", "Step", "Verdict"]
+__all__ = [
+    "Audit",
+    "AuditEntry",
+    "Filter",
+    "Pipeline",
+    "RunContext",
+    "Source",
+    "Step",
+    "Verdict",
+    "shard_inputs",
+]
 
 
 @dataclass(slots=True)
@@ -127,6 +137,33 @@ class Source(ABC):
     @abstractmethod
     def read(self, ctx: RunContext) -> Iterator[Document]:
         """Yield the documents of this source, counting ``read/records`` and drops in ``ctx``."""
+
+    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
+        """The documents of task ``rank`` of ``world_size`` (datatrove's shape): every task
+        together reads each document once. This default keeps every ``world_size``-th document
+        of :meth:`read` (each task reads the whole source); a source of many inputs overrides it
+        to split its inputs instead."""
+        _check_shard(rank, world_size)
+        if world_size == 1:
+            yield from self.read(ctx)
+            return
+        for i, doc in enumerate(self.read(ctx)):
+            if i % world_size == rank:
+                yield doc
+
+
+def _check_shard(rank: int, world_size: int) -> None:
+    if world_size < 1 or not 0 <= rank < world_size:
+        raise ValueError(f"task {rank} of {world_size}: need 0 <= rank < world_size")
+
+
+def shard_inputs(items: Sequence[Any], rank: int, world_size: int) -> Sequence[Any] | None:
+    """``items[rank::world_size]`` when there are enough inputs for every task to get one, else
+    None (then documents, not inputs, are split)."""
+    _check_shard(rank, world_size)
+    if world_size == 1:
+        return items
+    return items[rank::world_size] if len(items) >= world_size else None
 
 
 class Step:
@@ -237,10 +274,15 @@ class Pipeline:
         sources: Sequence[Source],
         steps: Sequence[Step] = (),
         ctx: RunContext | None = None,
+        *,
+        rank: int = 0,
+        world_size: int = 1,
     ) -> None:
+        _check_shard(rank, world_size)
         self.sources = list(sources)
         self.steps = list(steps)
         self.ctx = ctx or RunContext()
+        self.rank, self.world_size = rank, world_size  # this run is task rank of world_size
         self.check()
 
     def check(self) -> None:
@@ -252,7 +294,7 @@ class Pipeline:
 
     def _read(self) -> Iterator[Document]:
         for source in self.sources:
-            yield from source.read(self.ctx)
+            yield from source.read_shard(self.ctx, self.rank, self.world_size)
 
     def __iter__(self) -> Iterator[Document]:
         stream: Iterable[Document] = self._read()
