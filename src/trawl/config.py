@@ -22,6 +22,7 @@ from trawl.errors import ConfigError
 
 __all__ = [
     "Config",
+    "CrawlConfig",
     "DecodeConfig",
     "ExtractConfig",
     "HtmlConfig",
@@ -72,6 +73,55 @@ class WarcConfig:
 
 
 @dataclass(slots=True)
+class CrawlConfig:
+    """``trawl crawl``'s defaults (see ``defaults.toml``); the command's flags override them.
+
+    0 means "no limit" for ``max_pages``, ``max_seconds`` and ``max_bytes``, -1 for ``max_depth``
+    (0 there means the seeds only).
+    """
+
+    user_agent: str = ""
+    agent_token: str = ""
+    concurrency: int = 64
+    min_delay: float = 1.0
+    delay_factor: float = 2.0
+    max_crawl_delay: float = 10.0
+    max_retry_after: float = 120.0
+    max_retries: int = 2
+    connect_timeout: float = 10.0
+    read_timeout: float = 15.0
+    total_timeout: float = 60.0
+    max_body_bytes: int = 0
+    accept_types: list[str] = field(default_factory=list)
+    max_redirects: int = 5
+    max_pages: int = 0
+    max_depth: int = -1
+    max_seconds: float = 0.0
+    max_bytes: int = 0
+    max_pages_per_host: int = 2000
+    max_path_depth: int = 12
+    max_segment_repeat: int = 2
+    max_url_length: int = 1024
+    hosts: list[str] = field(default_factory=list)
+    domains: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    robots: bool = True
+    robots_ttl: float = 86400.0
+    sitemaps: bool = True
+    max_sitemap_depth: int = 2
+    feeds: bool = True
+    conditional: bool = True
+    revisit: bool = False
+    revisit_min: float = 60.0
+    revisit_max: float = 86400.0
+    focus: list[str] = field(default_factory=list)
+    resolve: list[str] = field(default_factory=list)
+    transport: str = "http"
+    store_workers: int = 2
+
+
+@dataclass(slots=True)
 class TableConfig:
     engine: str = ""
     store_text: bool = True
@@ -100,6 +150,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "table": TableConfig,
     "extract": ExtractConfig,
     "langid": LangidConfig,
+    "crawl": CrawlConfig,
 }
 
 
@@ -115,6 +166,7 @@ class Config:
     table: TableConfig
     extract: ExtractConfig
     langid: LangidConfig
+    crawl: CrawlConfig
     origins: dict[str, str] = field(default_factory=dict)  # "section.key" -> where its value came from
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -163,6 +215,14 @@ def _coerce(key: str, value: Any, default: Any, origin: str) -> Any:
             if isinstance(value, str) and value.strip().lower() in {"0", "false", "no", "off"}:
                 return False
             raise ValueError("expected true or false")
+        if isinstance(default, float):
+            if isinstance(value, bool):
+                raise ValueError("expected a number")
+            if isinstance(value, int | float):
+                return float(value)
+            if isinstance(value, str):
+                return float(value.replace("_", ""))
+            raise ValueError("expected a number")
         if isinstance(default, int):
             if isinstance(value, bool):
                 raise ValueError("expected an integer")
@@ -285,5 +345,12 @@ def _warn_contradictions(config: Config) -> None:
         raise ConfigError(f"extract.format = {config.extract.format!r}: choose 'text' or 'markdown'")
     if config.langid.method not in {"default", "cavnar-trenkle"}:
         raise ConfigError(f"langid.method = {config.langid.method!r}: choose 'default' or 'cavnar-trenkle'")
+    crawl = config.crawl
+    if crawl.store_workers not in (0, 1, 2):
+        raise ConfigError(f"crawl.store_workers = {crawl.store_workers}: 0, 1 or 2")
+    if crawl.transport not in {"http", "aiohttp"}:
+        raise ConfigError(f"crawl.transport = {crawl.transport!r}: choose 'http' or 'aiohttp'")
+    if crawl.concurrency < 1 or crawl.min_delay < 0 or crawl.delay_factor < 0:
+        raise ConfigError("crawl: concurrency must be at least 1 and the delays not negative")
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")

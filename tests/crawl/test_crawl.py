@@ -328,3 +328,36 @@ def test_worker_processes_store_what_the_loop_stores(tmp_path: Path) -> None:
         if "trawl.jobs.storeproc" in line and line.split()[0] == str(os.getpid())
     ]
     assert not mine
+
+
+def test_one_configuration_flags_override_it_and_resume_keeps_the_run_s_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trawl.cli.main import main
+    from trawl.jobs.crawl import settings_path
+
+    web = TestWeb(3, hosts=3, pages=6, special=False, change_rates=(0.0,))
+    out = tmp_path / "c"
+    with ServerThread(web) as server:
+        rules = server.resolve_rules()
+        base = ["crawl", "-o", str(out), "--no-progress", "--json", "--store-workers", "0"]
+        for option in PLAIN:
+            base += ["--set", option]
+        for rule in rules:
+            base += ["--resolve", rule]
+        # [crawl] from --set and the environment, a flag over both
+        monkeypatch.setenv("TRAWL_CRAWL_CONCURRENCY", "3")
+        args = [*base, "--set", "crawl.min_delay=0", "--set", "crawl.delay_factor=0", "--max-pages", "4"]
+        assert main([*args, "--set", "crawl.max_pages=2", "http://h0.test/"]) == 0
+        saved = json.loads(settings_path(Collection.open(out)).read_text())
+        assert (saved["concurrency"], saved["min_delay"], saved["max_pages"]) == (3, 0.0, 4)
+        assert saved["delay_factor"] == 0.0 and saved["store_workers"] == 0
+        # resumed: the saved settings stand, what this command line names changes them
+        monkeypatch.delenv("TRAWL_CRAWL_CONCURRENCY")
+        assert main([*base, "--resume", "--max-pages", "9", "--set", "crawl.max_pages_per_host=7"]) == 0
+        again = json.loads(settings_path(Collection.open(out)).read_text())
+        assert again["concurrency"] == 3 and again["min_delay"] == 0.0  # kept from the first run
+        assert again["max_pages"] == 9 and again["max_pages_per_host"] == 7
+    with Collection.open(out) as coll:
+        pages = [r for r in coll.records() if r.capture and not r.url.endswith("/robots.txt")]
+        assert len(pages) > 4  # the resumed run went on past the first run's limit

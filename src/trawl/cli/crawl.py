@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,10 @@ from rich.live import Live
 from rich.table import Table as RichTable
 
 from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
+from trawl.config import Config, load_config
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
 from trawl.errors import ConfigError
-from trawl.jobs.crawl import crawl
+from trawl.jobs.crawl import crawl, saved_settings
 from trawl.store.collection import Collection
 
 HELP = "crawl the web from seed URLs into a collection (polite, robots.txt-obeying, resumable)"
@@ -40,16 +42,10 @@ def register(sub: Any) -> None:
     )
     limits.add_argument("--max-time", type=float, metavar="SECONDS", help="stop after this long")
     limits.add_argument("--max-bytes", type=float, metavar="BYTES", help="stop after this many body bytes")
-    limits.add_argument(
-        "--max-pages-per-host", type=int, default=2000, metavar="N", help="trap budget per host (2000)"
-    )
-    limits.add_argument(
-        "--max-body", type=float, default=10 << 20, metavar="BYTES", help="body size cap (10 MiB)"
-    )
+    limits.add_argument("--max-pages-per-host", type=int, metavar="N", help="trap budget per host (2000)")
+    limits.add_argument("--max-body", type=float, metavar="BYTES", help="body size cap (10 MiB)")
     scope = p.add_argument_group("scope")
-    scope.add_argument(
-        "--host", action="append", default=[], metavar="HOST", help="only these hosts (repeatable)"
-    )
+    scope.add_argument("--host", action="append", metavar="HOST", help="only these hosts (repeatable)")
     scope.add_argument(
         "--domain",
         action="append",
@@ -57,45 +53,35 @@ def register(sub: Any) -> None:
         metavar="DOMAIN",
         help="only these domains and their subdomains",
     )
-    scope.add_argument(
-        "--include", action="append", default=[], metavar="REGEX", help="only URLs matching one of these"
-    )
-    scope.add_argument(
-        "--exclude", action="append", default=[], metavar="REGEX", help="never URLs matching one of these"
-    )
+    scope.add_argument("--include", action="append", metavar="REGEX", help="only URLs matching one of these")
+    scope.add_argument("--exclude", action="append", metavar="REGEX", help="never URLs matching one of these")
     pol = p.add_argument_group("politeness and fetching")
-    pol.add_argument(
-        "--concurrency", type=int, default=64, metavar="N", help="requests in flight overall (64)"
-    )
+    pol.add_argument("--concurrency", type=int, metavar="N", help="requests in flight overall (64)")
     pol.add_argument(
         "--delay",
         type=float,
-        default=1.0,
         metavar="SECONDS",
         help="minimum gap between two requests to a host (1.0)",
     )
     pol.add_argument(
         "--delay-factor",
         type=float,
-        default=2.0,
         metavar="K",
         help="gap at least K x the host's response time (2)",
     )
     pol.add_argument(
         "--max-crawl-delay",
         type=float,
-        default=10.0,
         metavar="SECONDS",
         help="cap on robots.txt Crawl-delay (10)",
     )
     pol.add_argument(
         "--timeout",
         type=float,
-        default=15.0,
         metavar="SECONDS",
         help="read timeout (15; connect 10, total 4x)",
     )
-    pol.add_argument("--user-agent", default=CrawlSettings().user_agent, metavar="UA")
+    pol.add_argument("--user-agent", metavar="UA", help="the User-Agent header (crawl.user_agent)")
     pol.add_argument(
         "--no-robots", action="store_true", help="do not fetch or obey robots.txt (only for your own sites)"
     )
@@ -104,7 +90,7 @@ def register(sub: Any) -> None:
         "--revisit", action="store_true", help="keep revisiting pages at intervals set by their change rate"
     )
     pol.add_argument(
-        "--focus", action="append", default=[], metavar="TERM", help="topic terms: fetch on-topic links first"
+        "--focus", action="append", metavar="TERM", help="topic terms: fetch on-topic links first"
     )
     pol.add_argument(
         "--resolve",
@@ -116,14 +102,12 @@ def register(sub: Any) -> None:
     pol.add_argument(
         "--transport",
         choices=TRANSPORTS,
-        default="http",
         help="http: trawl's own HTTP/1.1 client (default, ~5x less CPU a request); aiohttp",
     )
     pol.add_argument(
         "--store-workers",
         type=int,
         choices=(0, 1, 2),
-        default=2,
         help="processes that convert and store pages beside the fetching loop: 2 (convert | store), "
         "1 (both in one), 0 (inside the loop)",
     )
@@ -131,7 +115,12 @@ def register(sub: Any) -> None:
     run_g.add_argument(
         "--shard", default="0/1", metavar="I/N", help="crawl only the hosts with hash(host) mod N = I"
     )
-    run_g.add_argument("--resume", action="store_true", help="continue the crawl held in the collection")
+    run_g.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the crawl held in the collection, with the settings it ran with (flags given "
+        "now, and --set crawl.KEY=VALUE, override them)",
+    )
     run_g.add_argument(
         "--fresh", action="store_true", help="discard an earlier crawl's frontier and start over"
     )
@@ -151,36 +140,56 @@ def _shard(value: str) -> tuple[int, int]:
     return i, n
 
 
-def settings_from(args: argparse.Namespace) -> CrawlSettings:
+def _given(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line names (flags left out change nothing)."""
+    out: dict[str, Any] = {}
+    simple = {
+        "user_agent": "user_agent", "concurrency": "concurrency", "delay": "min_delay",
+        "delay_factor": "delay_factor", "max_crawl_delay": "max_crawl_delay", "max_pages": "max_pages",
+        "max_depth": "max_depth", "max_time": "max_seconds", "max_pages_per_host": "max_pages_per_host",
+        "transport": "transport", "store_workers": "store_workers",
+    }  # fmt: skip
+    for flag, name in simple.items():
+        value = getattr(args, flag, None)
+        if value is not None:
+            out[name] = value
+    if args.max_bytes is not None:
+        out["max_bytes"] = int(args.max_bytes)
+    if args.max_body is not None:
+        out["max_body_bytes"] = int(args.max_body)
+    if args.timeout is not None:
+        out["read_timeout"], out["total_timeout"] = args.timeout, 4 * args.timeout
+    for flag, name in (("host", "hosts"), ("domain", "domains"), ("include", "include"),
+                       ("exclude", "exclude"), ("focus", "focus"), ("resolve", "resolve")):  # fmt: skip
+        if getattr(args, flag):
+            out[name] = tuple(getattr(args, flag))
+    if args.no_robots:
+        out["robots"] = False
+    if args.no_sitemaps:
+        out["sitemaps"] = False
+    if args.revisit:
+        out["revisit"] = True
+    return out
+
+
+def settings_from(
+    args: argparse.Namespace, config: Config | None = None, saved: CrawlSettings | None = None
+) -> CrawlSettings:
+    """The crawl's settings: the configuration's ``[crawl]`` (defaults < file < environment <
+    ``--set``), or on ``--resume`` the settings the crawl ran with, each with what the command
+    line names on top."""
     shard, shards = _shard(args.shard)
-    return CrawlSettings(
-        user_agent=args.user_agent,
-        concurrency=args.concurrency,
-        min_delay=args.delay,
-        delay_factor=args.delay_factor,
-        max_crawl_delay=args.max_crawl_delay,
-        read_timeout=args.timeout,
-        total_timeout=4 * args.timeout,
-        max_body_bytes=int(args.max_body),
-        max_pages=args.max_pages,
-        max_depth=args.max_depth,
-        max_seconds=args.max_time,
-        max_bytes=int(args.max_bytes) if args.max_bytes else None,
-        max_pages_per_host=args.max_pages_per_host,
-        hosts=tuple(args.host),
-        domains=tuple(args.domain),
-        include=tuple(args.include),
-        exclude=tuple(args.exclude),
-        robots=not args.no_robots,
-        sitemaps=not args.no_sitemaps,
-        revisit=args.revisit,
-        focus=tuple(args.focus),
-        shard=shard,
-        shards=shards,
-        resolve=tuple(args.resolve),
-        transport=args.transport,
-        store_workers=args.store_workers,
-    )
+    config = config or load_config()
+    changes = _given(args)
+    if saved is None:
+        return CrawlSettings.from_config(config.crawl, shard=shard, shards=shards, **changes)
+    # resumed: what this command line sets (flags, --set crawl.KEY, TRAWL_CRAWL_KEY) wins
+    fresh = CrawlSettings.from_config(config.crawl)
+    for key, origin in config.origins.items():
+        section, name = key.split(".", 1)
+        if section == "crawl" and (origin == "command line" or origin.startswith("$")):
+            changes.setdefault(name, getattr(fresh, name))
+    return dataclasses.replace(saved, shard=shard, shards=shards, **changes)
 
 
 def _progress_table(p: Progress) -> RichTable:
@@ -229,10 +238,13 @@ def summary_table(result: CrawlResult) -> RichTable:
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
+    _shard(args.shard)
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED URL, or --resume to continue a crawl")
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
+    shard, shards = _shard(args.shard)
+    saved = saved_settings(collection, shard, shards) if args.resume else None
+    settings = settings_from(args, collection.config, saved)
     show = not args.no_progress and not args.json
     console = err_console()
     with collection, Live(console=console, transient=True, auto_refresh=False) as live:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import html
 import re
@@ -51,6 +52,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from trawl.config import CrawlConfig
 from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, parse_feed, parse_sitemap
 from trawl.crawl.focus import TopicScorer
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
@@ -134,6 +136,41 @@ class CrawlSettings:
     transport: str = "http"  # "http": trawl's own HTTP/1.1 client (crawl/http11.py); "aiohttp"
     # 2: convert and store in two worker processes; 1: both in one; 0: in the event loop
     store_workers: int = 2
+
+    @classmethod
+    def from_config(cls, cfg: CrawlConfig, **changes: Any) -> CrawlSettings:
+        """The settings ``[crawl]`` gives (see ``defaults.toml``), with ``changes`` on top."""
+        values: dict[str, Any] = {}
+        for name in cls.__dataclass_fields__:
+            if not hasattr(cfg, name):
+                continue
+            value = getattr(cfg, name)
+            if isinstance(value, list):
+                value = tuple(value)
+            if name in ("max_pages", "max_bytes") and value == 0:
+                value = None
+            if name == "max_seconds" and value == 0:
+                value = None
+            if name == "max_depth" and value < 0:
+                value = None
+            values[name] = value
+        values.update(changes)
+        return cls(**values)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting, JSON-ready (what a crawl saves beside its frontier)."""
+        return {
+            name: (list(v) if isinstance(v, tuple) else v) for name, v in dataclasses.asdict(self).items()
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CrawlSettings:
+        """Settings saved by :meth:`as_dict`; names this version does not know are ignored."""
+        known = cls.__dataclass_fields__
+        values: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known
+        }
+        return cls(**values)
 
     def check(self) -> None:
         if self.concurrency < 1:

@@ -23,12 +23,29 @@ from trawl.jobs.steps import build_steps
 from trawl.jobs.storeproc import InLoopSink, StoreWorker
 from trawl.store.collection import Collection
 
-__all__ = ["crawl", "crawl_testweb", "frontier_path"]
+__all__ = ["crawl", "crawl_testweb", "frontier_path", "saved_settings", "settings_path"]
 
 
 def frontier_path(collection: Collection, settings: CrawlSettings) -> Path:
     name = "crawl.sqlite" if settings.shards == 1 else f"shard-{settings.shard}-of-{settings.shards}.sqlite"
     return collection.path / "frontier" / name
+
+
+def settings_path(collection: Collection, shard: int = 0, shards: int = 1) -> Path:
+    """Where a crawl's settings are saved beside its frontier (``frontier/crawl.settings.json``)."""
+    name = "crawl" if shards == 1 else f"shard-{shard}-of-{shards}"
+    return collection.path / "frontier" / f"{name}.settings.json"
+
+
+def saved_settings(collection: Collection, shard: int = 0, shards: int = 1) -> CrawlSettings | None:
+    """The settings the crawl held in ``collection`` last ran with, or None (none saved, or
+    unreadable: then the configuration's apply)."""
+    path = settings_path(collection, shard, shards)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return CrawlSettings.from_dict(data) if isinstance(data, dict) else None
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def _recoverer(collection: Collection) -> Callable[[Entry, str], list[Link] | None]:
@@ -72,6 +89,9 @@ def crawl(
     if resume and not path.exists() and not seeds:
         raise ConfigError(f"nothing to resume: {str(path)!r} does not exist; give SEED URLs to start a crawl")
     run, ctx = collection.new_run()
+    saved = settings_path(collection, settings.shard, settings.shards)
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps(settings.as_dict(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     frontier = Frontier(path)
     sink: Sink | None = None
     worker: StoreWorker | None = None
