@@ -73,3 +73,24 @@ def test_plot_writes_a_curve(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     (row,) = _rows(capsys.readouterr().out)
     svg = Path(str(row["plot"]))
     assert svg.suffix == ".svg" and svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_it_prints_what_ingest_stores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from trawl.jobs.ingest import ingest
+    from trawl.store.collection import Collection
+
+    # UTF-8 read as windows-1252 before it was saved: ingest repairs it; extract must too
+    moji = (
+        PAGE.replace("the moon pulls", "la lune tire, café crème, the moon pulls").encode().decode("cp1252")
+    )
+    page = tmp_path / "pages" / "tides.html"
+    page.parent.mkdir()
+    page.write_bytes(moji.encode("utf-8"))
+    assert main(["extract", "--json", str(page)]) == 0
+    (row,) = _rows(capsys.readouterr().out)
+    with Collection.create(tmp_path / "c") as coll:
+        ingest([page.parent], coll)
+        (record,) = [r for r in coll.records() if r.capture]
+        stored = record.cells["text"]
+    assert "café crème" in str(row["text"])
+    assert (row["title"], row["text"]) == (stored["title"], stored["text"])

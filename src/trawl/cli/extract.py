@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from trawl.cli.common import read_input_file
-from trawl.decode.charset import decode_html
-from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract
+from trawl.config import load_config
+from trawl.decode.charset import CharsetDecoder, decode_document
+from trawl.document import Document
+from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract_page
+from trawl.html.page import read_page
 
 __all__ = ["HELP", "extract_file", "register", "run"]
 
@@ -56,25 +59,34 @@ def register(sub: Any) -> None:
 
 
 def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
-    """One file through :func:`~trawl.extract.extract`, as a JSON-ready row."""
+    """One file decoded and read as ``trawl ingest`` does it, its main content as a JSON-ready row."""
     row: dict[str, Any] = {
         "path": path, "title": "", "author": None, "date": None, "text": "", "method": None, "score": None,
     }  # fmt: skip
     data = read_input_file(path, row, stdin=True)
     if data is None:
         return row
-    decoded = decode_html(data, None, html=True)
-    ex = extract(
-        decoded.text,
-        args.url,
+    # What ingest does with the file: the same decoding (the evidence chain, mojibake repair, NFC),
+    # the same read of the page, the same classifier; only the options differ.
+    url = args.url or ("stdin:" if path == "-" else Path(path).resolve().as_uri())
+    doc = Document(url=url, raw=data, declared_type="text/html")
+    config = load_config()
+    decoder = CharsetDecoder(
+        max_body_bytes=config.decode.max_body_bytes,
+        default_encoding=config.decode.default_encoding,
+        detector=config.decode.detector,
+    )
+    markup = decode_document(doc, decoder, max_bytes=decoder.max_body_bytes, default=decoder.default_encoding)
+    page = read_page(markup, url, max_chars=args.max_chars, links=False)
+    ex = extract_page(
+        page,
         method=args.method,
         fmt=args.fmt,
-        max_chars=args.max_chars,
         time_limit=args.time_limit,
         keep_curve=args.plot is not None,
     )
     row.update(ex.as_dict())
-    row["encoding"] = decoded.encoding
+    row["encoding"] = doc.encoding
     if args.plot is not None and ex.curve is not None:
         from trawl.extract.plot import plot_curve  # noqa: PLC0415 - matplotlib only on request
 
