@@ -3,7 +3,7 @@
 trawl's own HTTP/1.1 client is the default transport; it must behave as aiohttp does on a server
 nobody on this project wrote: keep-alive, gzip (chunked, as nginx sends it), 204 and 304 without
 bodies, redirects left to the crawler, bodies cut at the cap, slow bodies, a connection closed
-without an answer, and TLS verified against a CA (a test CA here, through ``SSL_CERT_FILE``).
+without an answer, and TLS verified against a CA (a test CA here, given as the transports' ``ssl_context``).
 Skipped where nginx or openssl is not installed (``.ci/run`` installs nginx-light).
 """
 
@@ -14,6 +14,7 @@ import gzip
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
@@ -126,7 +127,11 @@ http {{
 
 def _transports(server: dict[str, object]) -> list[tuple[str, Transport]]:
     rules = ["site.test=127.0.0.1"]
-    return [("trawl", HttpTransport(resolve=rules)), ("aiohttp", AiohttpTransport(resolve=rules))]
+    context = ssl.create_default_context(cafile=str(server["ca"]))  # the test CA, and only it
+    return [
+        ("trawl", HttpTransport(resolve=rules, ssl_context=context)),
+        ("aiohttp", AiohttpTransport(resolve=rules, ssl_context=context)),
+    ]
 
 
 def _body(resp: FetchResponse) -> bytes:
@@ -136,7 +141,6 @@ def _body(resp: FetchResponse) -> bytes:
 async def _fetch_all(
     server: dict[str, object], monkeypatch: pytest.MonkeyPatch, requests: list[FetchRequest]
 ) -> dict[str, list[FetchResponse | FetchError]]:
-    monkeypatch.setenv("SSL_CERT_FILE", str(server["ca"]))
     out: dict[str, list[FetchResponse | FetchError]] = {}
     for name, transport in _transports(server):
         got: list[FetchResponse | FetchError] = []

@@ -392,7 +392,9 @@ class HttpTransport:
         connections: int = 256,
         dns_ttl: float = 300.0,
         keepalive: float = 15.0,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs)."""
         self.rules: list[ResolveRule] = parse_resolve_rules(resolve)
         self.user_agent = user_agent
         self.connect_timeout = connect_timeout
@@ -405,7 +407,7 @@ class HttpTransport:
         self._by_key: dict[tuple[str, str, int], list[_Conn]] = {}
         self._busy: set[_Conn] = set()
         self._dns: dict[tuple[str, int], tuple[float, str | None, int]] = {}
-        self._ssl: ssl.SSLContext | None = None
+        self._ssl: ssl.SSLContext | None = ssl_context
         self._fixed = f"User-Agent: {user_agent}\r\nAccept: */*\r\nAccept-Encoding: gzip, deflate\r\n".encode(
             "latin-1"
         )

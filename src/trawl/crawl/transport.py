@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import socket
+import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -176,7 +177,10 @@ class AiohttpTransport:
         total_timeout: float = 60.0,
         connections: int = 256,
         dns_ttl: int = 300,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs)."""
+        self.ssl_context = ssl_context
         self.rules = parse_resolve_rules(resolve)
         self.user_agent = user_agent
         self.connect_timeout = connect_timeout
@@ -196,6 +200,7 @@ class AiohttpTransport:
             limit=self.connections,
             limit_per_host=0,
             force_close=False,
+            ssl=self.ssl_context if self.ssl_context is not None else True,
         )
         timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=self.connect_timeout, sock_read=self.read_timeout
