@@ -24,6 +24,7 @@ __all__ = [
     "Config",
     "CrawlConfig",
     "DecodeConfig",
+    "DedupConfig",
     "ExtractConfig",
     "HtmlConfig",
     "IngestConfig",
@@ -122,6 +123,27 @@ class CrawlConfig:
 
 
 @dataclass(slots=True)
+class DedupConfig:
+    """``trawl dedup``'s defaults (see ``defaults.toml``); the command's flags override them."""
+
+    methods: list[str] = field(default_factory=list)
+    threshold: float = 0.8
+    shingle: int = 5
+    num_perm: int = 128
+    bands: int = 0
+    rows: int = 0
+    simhash_k: int = 9
+    simhash_weighting: str = "tf"
+    simhash_features: str = "shingles"
+    winnow_window: int = 4
+    modp_p: int = 4
+    max_run: int = 64
+    max_df: int = 1000
+    seed: int = 1
+    limit: int = 100
+
+
+@dataclass(slots=True)
 class TableConfig:
     engine: str = ""
     store_text: bool = True
@@ -151,6 +173,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "extract": ExtractConfig,
     "langid": LangidConfig,
     "crawl": CrawlConfig,
+    "dedup": DedupConfig,
 }
 
 
@@ -167,6 +190,7 @@ class Config:
     extract: ExtractConfig
     langid: LangidConfig
     crawl: CrawlConfig
+    dedup: DedupConfig
     origins: dict[str, str] = field(default_factory=dict)  # "section.key" -> where its value came from
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -352,5 +376,14 @@ def _warn_contradictions(config: Config) -> None:
         raise ConfigError(f"crawl.transport = {crawl.transport!r}: choose 'http' or 'aiohttp'")
     if crawl.concurrency < 1 or crawl.min_delay < 0 or crawl.delay_factor < 0:
         raise ConfigError("crawl: concurrency must be at least 1 and the delays not negative")
+    dedup = config.dedup
+    if not 0.0 < dedup.threshold < 1.0:
+        raise ConfigError(f"dedup.threshold = {dedup.threshold}: a Jaccard threshold between 0 and 1")
+    if dedup.shingle < 1 or dedup.modp_p < 1 or dedup.num_perm < 1 or dedup.limit < 1:
+        raise ConfigError("dedup: shingle, modp_p, num_perm and limit must be at least 1")
+    if dedup.simhash_weighting not in {"tf", "tfidf"} or dedup.simhash_features not in {"words", "shingles"}:
+        raise ConfigError(
+            "dedup.simhash_weighting is 'tf' or 'tfidf'; dedup.simhash_features 'words' or 'shingles'"
+        )
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")

@@ -264,3 +264,26 @@ def test_modp_discovery_and_search_from_the_stored_index(
     assert "search index rebuilt: other options: modp_p 3 -> 4" in err
     assert main(["dedup", str(coll), "--method", "modp", "--modp-p", "0"]) == 2
     assert "--modp-p must be at least 1" in capsys.readouterr().err
+
+
+def test_options_come_from_the_dedup_section_and_flags_override_it() -> None:
+    import argparse
+
+    from trawl.cli.dedup import options_from
+    from trawl.config import load_config
+    from trawl.errors import ConfigError
+
+    none = argparse.Namespace(method=None, threshold=None, shingle=None, simhash_k=None, modp_p=None)
+    config = load_config(env={"TRAWL_DEDUP_METHODS": "simhash,winnow"}, overrides=["dedup.threshold=0.7"])
+    options = options_from(none, config.dedup)
+    assert options.methods == ("exact", "simhash", "winnow") and options.threshold == 0.7
+    assert (options.shingle, options.modp_p, options.simhash_k) == (5, 4, 9)
+    flags = argparse.Namespace(method=["modp"], threshold=0.9, shingle=3, simhash_k=None, modp_p=8)
+    options = options_from(flags, config.dedup)
+    assert options.methods == ("exact", "modp") and (options.threshold, options.shingle, options.modp_p) == (
+        0.9,
+        3,
+        8,
+    )
+    with pytest.raises(ConfigError, match=r"dedup\.methods"):
+        options_from(none, load_config(overrides=["dedup.methods=nearest"]).dedup)

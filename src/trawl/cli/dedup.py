@@ -11,9 +11,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trawl.cli.common import add_config_options, out_console
+from trawl.config import DedupConfig, load_config
 from trawl.dedup.engine import METHODS, DedupOptions
 from trawl.errors import ConfigError
 from trawl.jobs.dedup import discover_collection, near_in_collection, pair_row
@@ -54,8 +55,8 @@ def register(sub: Any) -> None:
         choices=[m for m in METHODS if m != "exact"] + ["all"],
         help="near-duplicate method (repeatable; default minhash)",
     )
-    p.add_argument("--threshold", type=float, default=0.8, help="Jaccard threshold (default 0.8)")
-    p.add_argument("--shingle", type=int, default=5, metavar="N", help="words per shingle (default 5)")
+    p.add_argument("--threshold", type=float, help="Jaccard threshold (default 0.8, dedup.threshold)")
+    p.add_argument("--shingle", type=int, metavar="N", help="words per shingle (default 5, dedup.shingle)")
     p.add_argument("--simhash-k", type=int, default=None, metavar="K", help="simhash Hamming radius")
     p.add_argument(
         "--modp-p",
@@ -64,29 +65,50 @@ def register(sub: Any) -> None:
         metavar="P",
         help="modp: keep the n-gram hashes ≡ 0 mod P (default 4)",
     )
-    p.add_argument("--limit", type=int, default=100, help="search: at most this many results")
+    p.add_argument("--limit", type=int, help="search: at most this many results (default 100)")
     p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
     add_config_options(p)
     p.set_defaults(func=run)
 
 
-def options_from(args: argparse.Namespace) -> DedupOptions:
-    chosen = args.method or ["minhash"]
+def options_from(args: argparse.Namespace, config: DedupConfig | None = None) -> DedupOptions:
+    """The options ``[dedup]`` gives (defaults < config file < environment < ``--set``), with the
+    flags given on top."""
+    cfg = config or load_config().dedup
+    chosen = args.method or list(cfg.methods) or ["minhash"]
     if "all" in chosen:
         chosen = [m for m in METHODS if m != "exact"]
-    if not 0.0 < args.threshold < 1.0:
-        raise ConfigError(f"--threshold must be between 0 and 1 (exclusive), got {args.threshold}")
-    if args.shingle < 1:
-        raise ConfigError(f"--shingle must be at least 1, got {args.shingle}")
-    kw: dict[str, Any] = {}
-    if args.simhash_k is not None:
-        kw["simhash_k"] = args.simhash_k
-    if args.modp_p is not None:
-        if args.modp_p < 1:
-            raise ConfigError(f"--modp-p must be at least 1, got {args.modp_p}")
-        kw["modp_p"] = args.modp_p
+    unknown = [m for m in chosen if m not in METHODS]
+    if unknown:
+        raise ConfigError(
+            f"dedup.methods: unknown method(s) {unknown}; choose from {', '.join(METHODS)} or all"
+        )
+    threshold = cfg.threshold if args.threshold is None else args.threshold
+    shingle = cfg.shingle if args.shingle is None else args.shingle
+    if not 0.0 < threshold < 1.0:
+        raise ConfigError(f"--threshold must be between 0 and 1 (exclusive), got {threshold}")
+    if shingle < 1:
+        raise ConfigError(f"--shingle must be at least 1, got {shingle}")
+    modp_p = cfg.modp_p if args.modp_p is None else args.modp_p
+    if modp_p < 1:
+        raise ConfigError(f"--modp-p must be at least 1, got {modp_p}")
     methods = tuple(dict.fromkeys(["exact", *chosen]))
-    return DedupOptions(shingle=args.shingle, threshold=args.threshold, methods=methods, **kw)
+    return DedupOptions(
+        shingle=shingle,
+        threshold=threshold,
+        num_perm=cfg.num_perm,
+        bands=cfg.bands,
+        rows=cfg.rows,
+        simhash_k=cfg.simhash_k if args.simhash_k is None else args.simhash_k,
+        simhash_weighting=cast(Any, cfg.simhash_weighting),
+        simhash_features=cast(Any, cfg.simhash_features),
+        winnow_window=cfg.winnow_window,
+        modp_p=modp_p,
+        max_run=cfg.max_run,
+        max_df=cfg.max_df,
+        seed=cfg.seed,
+        methods=cast(Any, methods),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    options = options_from(args)
     with Collection.open(Path(args.collection), overrides=args.overrides) as coll:
+        options = options_from(args, coll.config.dedup)
         result = discover_collection(coll, options, store=not args.no_store)
     finder = result.finder
     if args.json:
@@ -139,10 +161,11 @@ def _near(args: argparse.Namespace) -> int:
     if (args.text is None) == (len(targets) != 1):
         print("trawl dedup: error: give one URL or --text TEXT (not both)", file=sys.stderr)
         return 2
-    options = options_from(args)
     with Collection.open(Path(collection), overrides=args.overrides) as coll:
+        options = options_from(args, coll.config.dedup)
+        limit = coll.config.dedup.limit if args.limit is None else args.limit
         result = near_in_collection(
-            coll, options, url=targets[0] if targets else None, text=args.text, limit=args.limit
+            coll, options, url=targets[0] if targets else None, text=args.text, limit=limit
         )
     finder, pairs, name = result.finder, result.pairs, result.name
     if result.index != "loaded":  # stderr: --json output stays pairs only
