@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -44,6 +42,7 @@ from typing import Any
 from trawl.crawl.sink import StoreJob, StoreOutcome
 from trawl.document import Document
 from trawl.errors import StoreError
+from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
 
 __all__ = [
     "InLoopSink",
@@ -82,9 +81,7 @@ def prepare(job: StoreJob, steps: list[Any], ctx: Any) -> list[Document]:
     if job.kind == "links":
         doc.links = list(job.links)
         return [doc]
-    docs = [doc]
-    for step in steps:
-        docs = list(step.run(docs, ctx))
+    docs = run_steps(steps, [doc], ctx)
     if docs and job.links:
         docs[0].links.extend(job.links)
     return docs
@@ -149,34 +146,17 @@ class InLoopSink:
             self.recorder.close()
 
 
-def _die_with_parent(parent: int) -> None:
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
-
-
-def _wait(inbox: Connection, parent: int) -> Any:
-    """The next message; exit if the crawler died meanwhile (where no PDEATHSIG exists)."""
-    while not inbox.poll(1.0):
-        if os.getppid() != parent:
-            os._exit(1)
-    return inbox.recv()
-
-
 def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) -> None:
     """One worker process. ``all``: convert and store; ``convert``: convert and pass documents on
     to the ``store`` worker, which writes them and answers the crawler."""
-    _die_with_parent(parent)
+    die_with_parent(parent)
     from trawl.crawl.warcreq import RequestRecorder  # noqa: PLC0415
     from trawl.jobs.steps import build_steps  # noqa: PLC0415 - imported in the worker only
     from trawl.pipeline.base import Audit, RunContext  # noqa: PLC0415
     from trawl.pipeline.stats import Stats  # noqa: PLC0415
     from trawl.store.collection import Collection  # noqa: PLC0415
 
-    msg = _wait(inbox, parent)  # imports done: wait for the crawler to hand the store over
+    msg = wait(inbox, parent)  # imports done: wait for the crawler to hand the store over
     if not (isinstance(msg, tuple) and msg[0] == "open"):
         if role == "convert":
             outbox.send(msg)
@@ -187,7 +167,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
         outbox.send(msg)
         steps: list[Any] = build_steps(config)
         while True:
-            batch = _wait(inbox, parent)
+            batch = wait(inbox, parent)
             if batch is None:
                 for step in steps:
                     step.close()
@@ -200,7 +180,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
                 except Exception as exc:  # isolation: the run goes on, the page is not marked done
                     ctx.error("crawl-store", exc, url=job.url, source=job.source)
                     items.append((job, f"{type(exc).__name__}: {exc}"))
-            outbox.send((items, *_drain(ctx)))
+            outbox.send((items, *drain(ctx)))
     collection = Collection(Path(path), config)
     writer = collection.writer()
     convert: list[Any] = build_steps(config) if role == "all" else []
@@ -208,7 +188,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
     outbox.send("ready")
     try:
         while True:
-            msg = _wait(inbox, parent)
+            msg = wait(inbox, parent)
             if msg is None:
                 break
             upstream: tuple[dict[str, int], dict[str, float], list[dict[str, Any]]] = ({}, {}, [])
@@ -228,7 +208,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
                 except Exception as exc:  # isolation: the run goes on, the page is not marked done
                     ctx.error("crawl-store", exc, url=job.url, source=job.source)
                     results.append(f"{type(exc).__name__}: {exc}")
-            outbox.send((results, *_merged(upstream, _drain(ctx))))
+            outbox.send((results, *_merged(upstream, drain(ctx))))
     finally:
         for step in convert:
             step.close()
@@ -236,7 +216,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
         if recorder is not None:
             recorder.close()
         collection.close()
-    outbox.send(("closed", *_drain(ctx)))
+    outbox.send(("closed", *drain(ctx)))
 
 
 def _merged(
@@ -259,16 +239,6 @@ def main(argv: list[str] | None = None) -> None:
     outbox = Connection(int(args[2]), readable=False)
     with contextlib.suppress(EOFError, BrokenPipeError):  # the crawler is gone
         _worker_main(args[0], inbox, outbox, int(args[3]))
-
-
-def _drain(ctx: Any) -> tuple[dict[str, int], dict[str, float], list[dict[str, Any]]]:
-    counters = dict(ctx.stats.counters)
-    timings = dict(ctx.stats.timings)
-    ctx.stats.counters.clear()
-    ctx.stats.timings.clear()
-    audit = [e.as_dict() for e in ctx.audit.entries]
-    ctx.audit.entries.clear()
-    return counters, timings, audit
 
 
 class StoreWorker:
@@ -298,9 +268,6 @@ class StoreWorker:
         """Start the worker(s): fresh interpreters (their imports overlap with the crawler's
         start-up, and a script that calls :func:`~trawl.jobs.crawl.crawl` needs no ``__main__``
         guard)."""
-        env = dict(os.environ)
-        package_root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         stages = [(down_r, up_w, "all")]
@@ -308,18 +275,8 @@ class StoreWorker:
             mid_r, mid_w = os.pipe()
             stages = [(down_r, mid_w, "convert"), (mid_r, up_w, "store")]
         for inbox, outbox, role in stages:
-            cmd = [
-                sys.executable,
-                "-m",
-                "trawl.jobs.storeproc",
-                role,
-                str(inbox),
-                str(outbox),
-                str(os.getpid()),
-            ]
-            self._procs.append(
-                subprocess.Popen(cmd, pass_fds=(inbox, outbox), env=env, stdin=subprocess.DEVNULL)
-            )
+            args = [role, str(inbox), str(outbox), str(os.getpid())]
+            self._procs.append(spawn("trawl.jobs.storeproc", args, (inbox, outbox)))
             os.close(inbox)
             os.close(outbox)
         self._out = Connection(down_w, readable=False)
@@ -386,20 +343,9 @@ class StoreWorker:
             if msg[0] == "closed":
                 return
 
-    def _merge(
-        self, counters: dict[str, int], timings: dict[str, float], audit: list[dict[str, Any]]
-    ) -> None:
-        from trawl.pipeline.base import AuditEntry  # noqa: PLC0415 - light, and only here
-
-        self.ctx.stats.counters.update(counters)
-        for stage, seconds in timings.items():
-            self.ctx.stats.add_time(stage, seconds)
-        for entry in audit:
-            self.ctx.audit.record(AuditEntry(**entry))
-
     def _deliver(self, msg: tuple[Any, ...]) -> None:
         results, counters, timings, audit = msg
-        self._merge(counters, timings, audit)
+        merge(self.ctx, counters, timings, audit)
         if results == "closed":
             if self._closed is not None and not self._closed.done():
                 self._closed.set_result(None)

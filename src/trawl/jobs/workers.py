@@ -20,7 +20,8 @@ tests).
 
 The workers are fresh interpreters over inherited pipes (``python -m trawl.jobs.workers``), as
 the crawl's store workers are: no ``multiprocessing`` spawn, so a script that calls
-:func:`~trawl.jobs.ingest.ingest` needs no ``__main__`` guard; they die with their parent.
+:func:`~trawl.jobs.ingest.ingest` needs no ``__main__`` guard; they die with their parent
+(the plumbing is :mod:`trawl.jobs.procs`, shared with the crawl's store workers).
 """
 
 from __future__ import annotations
@@ -35,12 +36,12 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any, ClassVar
 
 from trawl.config import Config
 from trawl.document import Document
-from trawl.pipeline.base import AuditEntry, RunContext, Step
+from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
+from trawl.pipeline.base import RunContext, Step
 from trawl.pipeline.stats import Stats
 
 __all__ = ["StepWorkers", "auto_workers", "main"]
@@ -63,13 +64,9 @@ class _Worker:
     """One worker interpreter, its pipes and the thread that writes to it."""
 
     def __init__(self, config: Config) -> None:
-        env = dict(os.environ)
-        package_root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
-        cmd = [sys.executable, "-m", "trawl.jobs.workers", str(down_r), str(up_w), str(os.getpid())]
-        self.proc = subprocess.Popen(cmd, pass_fds=(down_r, up_w), env=env, stdin=subprocess.DEVNULL)
+        self.proc = spawn("trawl.jobs.workers", [str(down_r), str(up_w), str(os.getpid())], (down_r, up_w))
         os.close(down_r)
         os.close(up_w)
         self.out = Connection(down_w, readable=False)
@@ -161,7 +158,7 @@ class StepWorkers(Step):
                 if doc is None:
                     return
                 t0 = time.process_time()
-                yield from _chain(local, [doc], ctx)
+                yield from run_steps(local, [doc], ctx)
                 spent += time.process_time() - t0
         if not count:
             yield from _chain_stream(self._local_steps(), stream, ctx)
@@ -207,7 +204,7 @@ class StepWorkers(Step):
                 continue
             in_flight[k] -= 1
             out, counters, timings, audit = answer
-            _merge(ctx, counters, timings, audit)
+            merge(ctx, counters, timings, audit)
             yield from out
 
     def _one_by_one(self, docs: list[Document], ctx: RunContext) -> Iterator[Document]:
@@ -229,7 +226,7 @@ class StepWorkers(Step):
                     ctx.drop(self.name, reason, message, url=doc.url, source=doc.source)
                     continue
                 out, counters, timings, audit = answer
-                _merge(ctx, counters, timings, audit)
+                merge(ctx, counters, timings, audit)
                 yield from out
         finally:
             if worker is not None:
@@ -247,12 +244,6 @@ def _batch(stream: Iterator[Document]) -> list[Document]:
     return batch
 
 
-def _chain(steps: list[Step], docs: list[Document], ctx: RunContext) -> list[Document]:
-    for step in steps:
-        docs = list(step.run(docs, ctx))
-    return docs
-
-
 def _chain_stream(steps: list[Step], docs: Iterator[Document], ctx: RunContext) -> Iterator[Document]:
     stream: Iterable[Document] = docs
     for step in steps:
@@ -260,35 +251,14 @@ def _chain_stream(steps: list[Step], docs: Iterator[Document], ctx: RunContext) 
     yield from stream
 
 
-def _merge(
-    ctx: RunContext, counters: dict[str, int], timings: dict[str, float], audit: list[dict[str, Any]]
-) -> None:
-    ctx.stats.counters.update(counters)
-    for stage, seconds in timings.items():
-        ctx.stats.add_time(stage, seconds)
-    for entry in audit:
-        ctx.audit.record(AuditEntry(**entry))
-
-
 # --------------------------------------------------------------------------- the worker's side
-
-
-def _die_with_parent(parent: int) -> None:
-    if sys.platform.startswith("linux"):
-        import ctypes  # noqa: PLC0415
-        import signal  # noqa: PLC0415
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def _serve(inbox: Connection, outbox: Connection, parent: int) -> None:
     from trawl.jobs.steps import build_steps  # noqa: PLC0415
     from trawl.pipeline.base import Audit  # noqa: PLC0415
 
-    _die_with_parent(parent)
+    die_with_parent(parent)
     steps: list[Step] = []
     ctx = RunContext(Stats(), Audit(None))
     # Fault injection for the tests: a worker handed a document whose URL holds this exits at once,
@@ -296,10 +266,7 @@ def _serve(inbox: Connection, outbox: Connection, parent: int) -> None:
     fault = os.environ.get("TRAWL_FAULT_WORKER_EXIT_ON")
     try:
         while True:
-            while not inbox.poll(1.0):
-                if os.getppid() != parent:
-                    os._exit(1)
-            msg = inbox.recv()
+            msg = wait(inbox, parent)
             if msg is None:
                 return
             if isinstance(msg, tuple) and msg[0] == "config":
@@ -307,14 +274,8 @@ def _serve(inbox: Connection, outbox: Connection, parent: int) -> None:
                 continue
             if fault and any(fault in doc.url for doc in msg):
                 os._exit(70)
-            out = _chain(steps, msg, ctx)
-            counters = dict(ctx.stats.counters)
-            timings = dict(ctx.stats.timings)
-            audit = [e.as_dict() for e in ctx.audit.entries]
-            ctx.stats.counters.clear()
-            ctx.stats.timings.clear()
-            ctx.audit.entries.clear()
-            outbox.send((out, counters, timings, audit))
+            out = run_steps(steps, msg, ctx)
+            outbox.send((out, *drain(ctx)))
     finally:
         for step in steps:
             step.close()
