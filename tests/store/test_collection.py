@@ -298,3 +298,26 @@ def test_a_corrupted_member_or_missing_file_fails_only_those_records(tmp_path: P
         assert "cannot open WARC file" in failed[records[20].row]
         lost = {r.row for r in records if r.pointer.file == gone} | {records[5].row}
         assert set(failed) == lost  # every other record still reads
+
+
+def test_a_record_that_cannot_be_written_is_dropped_once_and_the_others_are_stored(tmp_path: Path) -> None:
+    with Collection.create(tmp_path / "c") as coll:
+        writer = coll.writer()
+        real_append = writer._warc.append
+        docs = [make(i) for i in range(3)]
+
+        def failing_append(record: bytes, member: bytes):  # type: ignore[no-untyped-def]
+            if f"WARC-Target-URI: {docs[1].url}".encode() in record:
+                raise StoreError("disk full (injected)")
+            return real_append(record, member)
+
+        writer._warc.append = failing_append  # type: ignore[method-assign]
+        pipe = Pipeline([Docs(docs)], [writer])
+        out = list(pipe)
+        assert [d.url for d in out] == [docs[0].url, docs[2].url]
+        assert docs[1].dropped == "error/store"
+        # counted once: its row is not attempted after its record failed
+        assert pipe.ctx.stats.prefix("error/") == {"error/store/StoreError": 1}
+        assert pipe.ctx.stats["store/records"] == 2
+        stored = {r.url for r in coll.records() if r.capture}
+        assert stored == {docs[0].url, docs[2].url}

@@ -638,14 +638,13 @@ class CollectionWriter(Step):
         else:
             staged.record = self._warc.record(target)
             staged.member = self._packer.submit(self._warc.pack, staged.record)
-        if (
+        # its payload entry is made once it has a pointer (_land), before the next document stages
+        staged.payload = bool(
             self._dedup
             and doc.raw
             and doc.record_type in ("response", "resource")
             and staged.revisit_of is None
-        ):
-            staged.payload = True
-            self._staged_payloads[digest] = self._payload_entry(doc, {})
+        )
         self._staged_ids.add(doc_id)
         return staged
 
@@ -696,7 +695,7 @@ class CollectionWriter(Step):
         before: _Staged | None = None
         for doc in docs:
             t0 = time.perf_counter()
-            landed = before is not None and self._guarded(self._land, before)
+            landed = before is not None and self._guarded(self._land, before)[0]
             ok, staged = self._guarded(self._stage, doc)
             done = self._guarded(self._commit, before)[1] if landed and before is not None else None
             stats.add_time(self.name, time.perf_counter() - t0)
@@ -707,7 +706,8 @@ class CollectionWriter(Step):
             before = staged
         if before is not None:
             t0 = time.perf_counter()
-            done = self._guarded(self._commit, before)[1] if self._guarded(self._land, before)[0] else None
+            landed = self._guarded(self._land, before)[0]
+            done = self._guarded(self._commit, before)[1] if landed else None
             stats.add_time(self.name, time.perf_counter() - t0)
             if done is not None:
                 yield done

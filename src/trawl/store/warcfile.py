@@ -761,16 +761,7 @@ class WarcFileWriter:
         return fh
 
     def _emit(self, record: bytes, dictionary: bytes | None = None, key: str = "") -> WarcPointer:
-        assert self._fh is not None
-        member = self._pack(record, dictionary, key)
-        self.last_record = record
-        offset = self._size
-        try:
-            self._fh.write(member)
-        except OSError as exc:
-            raise StoreError(f"cannot write to WARC file {self._name!r}: {exc.strerror or exc}") from exc
-        self._size += len(member)
-        return WarcPointer(self._name, offset, len(member))
+        return self.append(record, self._pack(record, dictionary, key))
 
     def _headers_and_block(self, doc: Document) -> tuple[list[tuple[str, str]], bytes]:
         source = {name.lower(): value for name, value in doc.warc_headers}
@@ -830,15 +821,14 @@ class WarcFileWriter:
         the same site, :attr:`last_record`); ``dictionary_key`` names it, so its digested form is
         reused. Reading the record back then needs the same bytes.
         """
-        if self._closed:
-            raise StoreError("WarcFileWriter is closed; open a new one to write more records")
+        self._check_open()
         if dictionary and self.codec != "zstd":
             raise StoreError(f"a reference dictionary needs the zstd codec, not {self.codec!r}")
-        if self._fh is None or self._size >= self.max_bytes:
-            self._close_file()
-            self._open_next()
-        headers, block = self._headers_and_block(doc)
-        return self._emit(_record_bytes(headers, block), dictionary, dictionary_key)
+        return self._emit(self.record(doc), dictionary, dictionary_key)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("WarcFileWriter is closed; open a new one to write more records")
 
     # The same write in three parts, so the compression (zlib lets go of the GIL) can run in a
     # thread while the caller does other work: :meth:`record` (the file is rotated first when it
@@ -847,8 +837,7 @@ class WarcFileWriter:
 
     def record(self, doc: Document) -> bytes:
         """The uncompressed record of ``doc``, for the file it will be appended to."""
-        if self._closed:
-            raise StoreError("WarcFileWriter is closed; open a new one to write more records")
+        self._check_open()
         if self._fh is None or self._size >= self.max_bytes:
             self._close_file()
             self._open_next()
