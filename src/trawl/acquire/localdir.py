@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.pipeline.base import RunContext, Source
+from trawl.pipeline.base import RunContext, Source, check_shard
 
 __all__ = ["LocalDirSource", "guess_type"]
 
@@ -131,8 +131,7 @@ class LocalDirSource(Source):
     def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
         """Task ``rank`` of ``world_size`` reads every ``world_size``-th file of the sorted walk,
         and only those (the others are not opened)."""
-        if world_size < 1 or not 0 <= rank < world_size:
-            raise ValueError(f"task {rank} of {world_size}: need 0 <= rank < world_size")
+        check_shard(rank, world_size)
         self._rank, self._world, self._seen = rank, world_size, 0
         for root in self.roots:
             st = self._stat(ctx, root)

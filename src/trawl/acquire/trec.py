@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, ClassVar
 from trawl.acquire.streams import Compression, input_name, open_input, open_raw
 from trawl.document import Document
 from trawl.errors import ConfigError, InputError, quote_bytes
-from trawl.pipeline.base import RunContext, Source, shard_inputs
+from trawl.pipeline.base import InputsSource, RunContext
 from trawl.pipeline.stats import Stats
 
 __all__ = ["TrecSource"]
@@ -564,7 +564,7 @@ class _FileReader:
             return newline + len(_LINE_END_DOC)
 
 
-class TrecSource(Source):
+class TrecSource(InputsSource):
     """Documents from TREC Web (and plain TREC text) files, paths or binary streams.
 
     Compression (gzip, bzip2, xz, zstd) is detected from magic bytes. Counters: ``read/files``,
@@ -588,21 +588,7 @@ class TrecSource(Source):
         self.inputs = list(inputs)
         self.max_doc_bytes = max_doc_bytes
 
-    def read(self, ctx: RunContext) -> Iterator[Document]:
-        for src in self.inputs:
-            yield from self._read_one(ctx, src)
-
-    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
-        """Task ``rank`` of ``world_size`` reads every ``world_size``-th input (by documents when
-        there are fewer inputs than tasks)."""
-        mine = shard_inputs(self.inputs, rank, world_size)
-        if mine is None:
-            yield from super().read_shard(ctx, rank, world_size)
-            return
-        for src in mine:
-            yield from self._read_one(ctx, src)
-
-    def _read_one(self, ctx: RunContext, src: str | PathLike[str] | BinaryIO) -> Iterator[Document]:
+    def read_input(self, ctx: RunContext, src: str | PathLike[str] | BinaryIO) -> Iterator[Document]:
         name = input_name(src)
         try:
             raw, opened = open_raw(src)

@@ -42,7 +42,7 @@ from typing import Any, BinaryIO, ClassVar, Final, Protocol
 from trawl.acquire.streams import Compression, InputLike, detect_compression, input_name, open_raw
 from trawl.document import Document, LazyHeaders
 from trawl.errors import InputError, quote_bytes
-from trawl.pipeline.base import RunContext, Source, shard_inputs
+from trawl.pipeline.base import InputsSource, RunContext
 from trawl.store.warcfile import (
     Headers,
     Payload,
@@ -737,7 +737,7 @@ class _Framer:
         return fields
 
 
-class WarcSource(Source):
+class WarcSource(InputsSource):
     """Documents from WARC/ARC files, paths or binary streams, gzip/bzip2/xz/zstd or plain.
 
     Compression is detected from magic bytes, never from the file name. Cheap filters run
@@ -774,24 +774,9 @@ class WarcSource(Source):
         self.record_size_cap = record_size_cap
         self.fast = fast
 
-    def read(self, ctx: RunContext) -> Iterator[Document]:
-        """Yield the documents of every input in turn; bad input is dropped and counted, never raised."""
-        for src in self.inputs:
-            yield from self._read_input(src, ctx)
-
-    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
-        """Task ``rank`` of ``world_size`` reads every ``world_size``-th input (by documents when
-        there are fewer inputs than tasks)."""
-        mine = shard_inputs(self.inputs, rank, world_size)
-        if mine is None:
-            yield from super().read_shard(ctx, rank, world_size)
-            return
-        for src in mine:
-            yield from self._read_input(src, ctx)
-
     # -- one input ------------------------------------------------------------------------
 
-    def _read_input(self, src: InputLike, ctx: RunContext) -> Iterator[Document]:
+    def read_input(self, ctx: RunContext, src: InputLike) -> Iterator[Document]:
         name = input_name(src)
         ctx.stats.inc("read/files")
         try:
@@ -871,7 +856,7 @@ class WarcSource(Source):
         counted = io.BufferedReader(_Counting(raw, count))
         stream: _Reader
         # the decompressors are left to the garbage collector: closing them would close ``raw``,
-        # which belongs to the caller (a stream) or to _read_input (a path)
+        # which belongs to the caller (a stream) or to read_input (a path)
         if kind == Compression.BZIP2:
             stream = bz2.BZ2File(counted)
         elif kind == Compression.XZ:

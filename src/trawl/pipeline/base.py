@@ -29,12 +29,13 @@ __all__ = [
     "Audit",
     "AuditEntry",
     "Filter",
+    "InputsSource",
     "Pipeline",
     "RunContext",
     "Source",
     "Step",
     "Verdict",
-    "shard_inputs",
+    "check_shard",
 ]
 
 
@@ -143,7 +144,7 @@ class Source(ABC):
         together reads each document once. This default keeps every ``world_size``-th document
         of :meth:`read` (each task reads the whole source); a source of many inputs overrides it
         to split its inputs instead."""
-        _check_shard(rank, world_size)
+        check_shard(rank, world_size)
         if world_size == 1:
             yield from self.read(ctx)
             return
@@ -152,18 +153,35 @@ class Source(ABC):
                 yield doc
 
 
-def _check_shard(rank: int, world_size: int) -> None:
+def check_shard(rank: int, world_size: int) -> None:
+    """Refuse a task that is not one of its run's: ``0 <= rank < world_size``."""
     if world_size < 1 or not 0 <= rank < world_size:
         raise ValueError(f"task {rank} of {world_size}: need 0 <= rank < world_size")
 
 
-def shard_inputs(items: Sequence[Any], rank: int, world_size: int) -> Sequence[Any] | None:
-    """``items[rank::world_size]`` when there are enough inputs for every task to get one, else
-    None (then documents, not inputs, are split)."""
-    _check_shard(rank, world_size)
-    if world_size == 1:
-        return items
-    return items[rank::world_size] if len(items) >= world_size else None
+class InputsSource(Source):
+    """A source of several inputs (files, streams), each read on its own by :meth:`read_input`:
+    :meth:`read` reads them in turn, and task ``rank`` of ``world_size`` reads every
+    ``world_size``-th of them (every ``world_size``-th document when there are fewer inputs than
+    tasks, so that no task is idle)."""
+
+    inputs: list[Any]
+
+    @abstractmethod
+    def read_input(self, ctx: RunContext, src: Any) -> Iterator[Document]:
+        """The documents of one input; bad input is dropped and counted, never raised."""
+
+    def read(self, ctx: RunContext) -> Iterator[Document]:
+        for src in self.inputs:
+            yield from self.read_input(ctx, src)
+
+    def read_shard(self, ctx: RunContext, rank: int = 0, world_size: int = 1) -> Iterator[Document]:
+        check_shard(rank, world_size)
+        if world_size > 1 and len(self.inputs) < world_size:
+            yield from super().read_shard(ctx, rank, world_size)
+            return
+        for src in self.inputs[rank::world_size]:
+            yield from self.read_input(ctx, src)
 
 
 class Step:
@@ -278,7 +296,7 @@ class Pipeline:
         rank: int = 0,
         world_size: int = 1,
     ) -> None:
-        _check_shard(rank, world_size)
+        check_shard(rank, world_size)
         self.sources = list(sources)
         self.steps = list(steps)
         self.ctx = ctx or RunContext()
