@@ -120,6 +120,22 @@ async def main():
 aio.run(main())
 """
 
+# Scrapy as configured for every crawl benchmark (robots.txt, one request a host, 128 in flight, no delay,
+# its asyncio reactor on uvloop); bench/pipeline.py adds an item pipeline to the same settings
+SCRAPY_SETTINGS = r"""
+settings = {
+    "LOG_LEVEL": "ERROR", "ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": 128,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0, "CLOSESPIDER_PAGECOUNT": pages,
+    "COOKIES_ENABLED": False, "TELNETCONSOLE_ENABLED": False, "RETRY_ENABLED": False,
+    "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", "DEPTH_PRIORITY": 1,
+    "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+    "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
+}
+if aio.uvloop_enabled():  # the same loop trawl runs on, where Scrapy can use it
+    settings["ASYNCIO_EVENT_LOOP"] = "uvloop.Loop"
+"""
+
 SCRAPY = r"""
 import json, os, sys, time
 port, pages = int(sys.argv[1]), int(sys.argv[2])
@@ -135,18 +151,7 @@ class Bench(scrapy.Spider):
     def parse(self, response):
         for link in self.extractor.extract_links(response):
             yield response.follow(link.url, self.parse)
-settings = {
-    "LOG_LEVEL": "ERROR", "ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": 128,
-    "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0, "CLOSESPIDER_PAGECOUNT": pages,
-    "COOKIES_ENABLED": False, "TELNETCONSOLE_ENABLED": False, "RETRY_ENABLED": False,
-    "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", "DEPTH_PRIORITY": 1,
-    "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
-    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
-    "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
-}
-if aio.uvloop_enabled():  # the same loop trawl runs on, where Scrapy can use it
-    settings["ASYNCIO_EVENT_LOOP"] = "uvloop.Loop"
-process = CrawlerProcess(settings=settings)
+""" + SCRAPY_SETTINGS + r"""process = CrawlerProcess(settings=settings)
 crawler = process.create_crawler(Bench)
 cpu, t = time.process_time(), time.perf_counter()
 process.crawl(crawler)

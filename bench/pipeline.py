@@ -45,7 +45,7 @@ WCXB = ROOT.parent / "shared" / "data" / "extraction" / "wcxb-dev"
 OUT = ROOT / "bench" / "out" / "pipeline"
 sys.path.insert(0, str(ROOT / "bench"))
 
-from crawl import TRAWL_STORE, run_contestant, start_server  # noqa: E402 - bench/ is not a package
+from crawl import SCRAPY_SETTINGS, TRAWL_STORE, run_contestant, start_server  # noqa: E402 - bench/ is not a package
 
 # --------------------------------------------------------------------------- (a) the WARC input
 
@@ -346,18 +346,7 @@ class Bench(scrapy.Spider):
         for link in self.extractor.extract_links(response):
             yield response.follow(link.url, self.parse)
 
-settings = {
-    "LOG_LEVEL": "ERROR", "ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": 128,
-    "CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0, "CLOSESPIDER_PAGECOUNT": pages,
-    "COOKIES_ENABLED": False, "TELNETCONSOLE_ENABLED": False, "RETRY_ENABLED": False,
-    "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7", "DEPTH_PRIORITY": 1,
-    "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
-    "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
-    "TWISTED_REACTOR": "twisted.internet.asyncioreactor.AsyncioSelectorReactor",
-    "ITEM_PIPELINES": {"__main__.Store": 100},
-}
-if aio.uvloop_enabled():
-    settings["ASYNCIO_EVENT_LOOP"] = "uvloop.Loop"
+""" + SCRAPY_SETTINGS + r"""settings["ITEM_PIPELINES"] = {"__main__.Store": 100}
 process = CrawlerProcess(settings=settings)
 crawler = process.create_crawler(Bench)
 cpu, t = time.process_time(), time.perf_counter()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,18 @@ def test_warc_level_is_checked() -> None:
     assert load_config(env={}, overrides=["warc.level=3"]).warc.level == 3
     with pytest.raises(ConfigError, match="zlib level"):
         load_config(env={}, overrides=["warc.level=12"])
+
+
+def test_the_crawl_and_dedup_sections_give_the_settings_defaults() -> None:
+    # [crawl] and [dedup] in defaults.toml, the config dataclasses and the settings' own defaults
+    # are three spellings of one set of values: they must agree
+    from trawl.cli.dedup import options_from
+    from trawl.config import DedupConfig
+    from trawl.crawl.crawler import CrawlSettings
+    from trawl.dedup.engine import DedupOptions
+
+    config = load_config(env={})
+    assert CrawlSettings.from_config(config.crawl) == CrawlSettings()
+    flags = argparse.Namespace(method=None, threshold=None, shingle=None, simhash_k=None, modp_p=None)
+    assert options_from(flags, config.dedup) == DedupOptions()
+    assert DedupConfig(**config.as_dict()["dedup"]) == config.dedup
