@@ -44,10 +44,9 @@ class HtmlConverter(Step):
         if not is_html(effective_type(doc)):
             return doc
         markup = decode_document(doc, self)
-        if len(markup) > self.max_chars:
+        if len(markup) > self.max_chars:  # read_page cuts it there (its cutoff: "size")
             doc.error(self.name, f"page of {len(markup)} characters cut at html.max_chars = {self.max_chars}")
             self.count("html/capped")
-            markup = markup[: self.max_chars]
         page = read_page(markup, doc.url, max_chars=self.max_chars, max_links=self.max_links)
         if page.cutoff in ("depth", "attributes"):
             doc.error(self.name, f"markup flattened before parsing ({page.cutoff}; see trawl.html.nesting)")
