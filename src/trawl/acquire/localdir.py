@@ -30,7 +30,7 @@ from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import RunContext, Source, check_shard
 
-__all__ = ["LocalDirSource", "guess_type"]
+__all__ = ["LocalDirSource", "file_document", "guess_type"]
 
 STAGE = "local"
 
@@ -77,6 +77,44 @@ def guess_type(name: str) -> tuple[str | None, str | None]:
     if encoding is not None:
         return _ENCODING_TYPES.get(encoding, "application/octet-stream"), inner
     return inner, None
+
+
+def file_document(
+    path: str,
+    data: bytes,
+    *,
+    content_type: str | None = None,
+    url: str | None = None,
+    fetched_at: datetime | None = None,
+) -> Document:
+    """The document ingest makes of a file called ``path`` holding ``data``.
+
+    The declared type comes from the name, as in a desktop crawl (``report.html.gz`` is gzip
+    holding HTML, undone as a content coding); ``content_type`` is taken as an HTTP
+    ``Content-Type`` the file was served with, and then it is the declaration (its charset is
+    evidence for the decoder). ``-`` (standard input) has no name, so no declared type.
+    """
+    name = "" if path == "-" else Path(path).name
+    declared, inner = guess_type(name) if name else (None, None)
+    metadata: dict[str, object] = {"size": len(data), "path": path}
+    if inner is not None:
+        metadata["compressed_type"] = inner
+    headers: list[tuple[str, str]] = []
+    if content_type:
+        headers.append(("Content-Type", content_type))
+        declared = None if inner is None else declared
+    if url is None:
+        url = "stdin:" if path == "-" else Path(path).resolve().as_uri()
+    return Document(
+        url=url,
+        raw=data,
+        record_type="resource",
+        fetched_at=fetched_at,
+        source=path,
+        declared_type=declared,
+        http_headers=headers,
+        metadata=metadata,
+    )
 
 
 def _mtime(st: os.stat_result) -> datetime:
@@ -287,21 +325,9 @@ class LocalDirSource(Source):
         if not data:  # nothing to index; recorded so that the file is not silently missing
             ctx.drop(STAGE, "local/empty-file", f"{where!r} is empty (0 bytes)", source=where)
             return None
-        declared, inner = guess_type(path.name)
-        metadata: dict[str, object] = {"size": len(data), "path": where}
-        if inner is not None:
-            metadata["compressed_type"] = inner
         ctx.stats.inc("read/records")
         ctx.stats.inc("read/bytes", len(data))
-        return Document(
-            url=path.resolve().as_uri(),
-            fetched_at=_mtime(st),
-            raw=data,
-            record_type="resource",
-            source=where,
-            declared_type=declared,
-            metadata=metadata,
-        )
+        return file_document(where, data, url=path.resolve().as_uri(), fetched_at=_mtime(st))
 
 
 def _kind(mode: int) -> str:

@@ -9,9 +9,21 @@ from typing import Any
 
 from rich.console import Console
 
-from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload
+from trawl.acquire.localdir import file_document
+from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload, file_coding
+from trawl.document import Document
 
-__all__ = ["add_config_options", "err_console", "human_bytes", "out_console", "read_input_file"]
+__all__ = [
+    "add_config_options",
+    "err_console",
+    "human_bytes",
+    "out_console",
+    "read_document",
+    "read_input_file",
+]
+
+#: What a gzipped file is declared as by its name; an unpacked one is declared by nothing.
+_PACKED_TYPES = frozenset({"application/gzip", "application/x-gzip"})
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -60,3 +72,43 @@ def read_input_file(path: str, row: dict[str, Any], *, stdin: bool = False) -> b
         if payload.problems:
             row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
     return data
+
+
+def read_document(
+    path: str,
+    row: dict[str, Any],
+    *,
+    stdin: bool = False,
+    content_type: str | None = None,
+    url: str | None = None,
+    max_file_bytes: int | None = None,
+) -> Document | None:
+    """The document ``trawl ingest`` would make of a file named on the command line.
+
+    Built by :func:`~trawl.acquire.localdir.file_document`, as a desktop crawl builds it (the
+    name declares the type, ``page.html.gz`` is unpacked as a content coding); a gzipped file
+    whose name does not say so is unpacked here, as these commands promise "plain or gzipped".
+    A file that cannot be read, or is over ``max_file_bytes``, sets ``row["error"]`` and gives
+    ``None``; problems undoing the gzip go to ``row["problems"]``.
+    """
+    try:
+        if stdin and path == "-":
+            raw = sys.stdin.buffer.read()
+        else:
+            size = Path(path).stat().st_size
+            if max_file_bytes is not None and size > max_file_bytes:
+                row["error"] = f"{path!r} is {size} bytes, over the limit of {max_file_bytes}"
+                return None
+            raw = Path(path).read_bytes()
+    except OSError as exc:
+        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+        return None
+    doc = file_document(path, raw, content_type=content_type, url=url)
+    if raw[:2] == b"\x1f\x8b" and file_coding(doc) is None:
+        payload = decode_payload(raw, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
+        if payload.problems:
+            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
+        doc = file_document(path, payload.data, content_type=content_type, url=url)
+        if doc.declared_type in _PACKED_TYPES:
+            doc.declared_type = None
+    return doc

@@ -8,9 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.convert.base import ConvertOptions
-from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
-from trawl.convert.registry import convert_bytes
+from trawl.cli.common import add_config_options, read_document
+from trawl.config import load_config
+from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT
+from trawl.convert.registry import FormatConverter
+from trawl.decode.http import entity_body
+from trawl.jobs.single import OneByOne
+from trawl.jobs.steps import default_steps
+from trawl.sniff.identify import identify
 
 HELP = "identify each file by its bytes and convert it to text, with title, metadata and links"
 
@@ -49,49 +54,56 @@ def register(sub: Any) -> None:
         help="address space of the worker process, in MiB (0: no limit)",
     )
     p.add_argument("--no-isolate", action="store_true", help="convert in this process (faster, unguarded)")
+    add_config_options(p)
     p.set_defaults(func=run)
 
 
 def convert_file(
-    path: str,
-    *,
-    content_type: str | None = None,
-    url: str | None = None,
-    guard: Guard | None = None,
+    path: str, runner: OneByOne, *, content_type: str | None = None, url: str | None = None
 ) -> dict[str, Any]:
-    """What :func:`~trawl.convert.registry.convert_bytes` makes of one file, as a JSON-ready dict."""
+    """What ingest's conversion steps (``runner``) make of one file, as a JSON-ready dict.
+
+    The format fields (``format``, ``mime``, ``sniffed``, ``declared``, ``by_extension`` and the
+    disagreements) are :func:`~trawl.sniff.identify.identify` of the file's bytes against
+    ``--content-type`` and the file's name; the rest is what the steps left on the document.
+    """
     row: dict[str, Any] = {"path": path}
-    try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE_BYTES:
-            row["error"] = f"{path!r} is {size} bytes, over the limit of {MAX_FILE_BYTES}"
-            return row
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+    doc = read_document(path, row, content_type=content_type, url=url, max_file_bytes=MAX_FILE_BYTES)
+    if doc is None:
         return row
-    options = ConvertOptions(url=url or Path(path).resolve().as_uri())
-    conversion = convert_bytes(
-        data, declared=content_type, filename=Path(path).name, options=options, guard=guard
-    )
-    identity = conversion.identity
-    row["bytes"] = len(data)
+    outcome = runner.run(doc)
+    body = doc.body if doc.body is not None else entity_body(doc, MAX_FILE_BYTES).data
+    name = Path(path).name
+    if name.endswith((".gz", ".gzip")) and body[:2] != b"\x1f\x8b":
+        name = name.rsplit(".", 1)[0]  # the name of what was unpacked: page.html.gz is page.html
+    identity = identify(body, content_type, name)
+    row["bytes"] = Path(path).stat().st_size
     row.update(identity.as_dict())
-    converted = conversion.converted
+    dropped = doc.dropped if not outcome.kept else None
+    message = ""
+    for entry in outcome.audit:
+        if entry.kind == "drop" or (entry.kind == "error" and not outcome.kept):
+            message = entry.message
+    if dropped is not None:
+        dropped = dropped.removeprefix("convert/")
+    skipped = bool(outcome.counted("convert/skipped/")) and outcome.kept
+    warnings = [e.split(": ", 1)[-1] for e in doc.errors]
+    if skipped and warnings:
+        message = warnings.pop()
     row.update(
-        title=converted.title if converted else "",
-        text=converted.text if converted else "",
-        metadata=converted.metadata if converted else {},
-        links=[{"url": u, "text": t} for u, t in converted.links] if converted else [],
-        needs_ocr=bool(converted and converted.needs_ocr),
-        metadata_flags=conversion.meta_flags,
-        dropped=conversion.dropped,
-        message=conversion.message,
-        skipped=conversion.skipped,
-        seconds=round(conversion.seconds, 4),
+        title=doc.title,
+        text=doc.text,
+        metadata=doc.metadata,
+        links=[{"url": link.url, "text": link.text} for link in doc.links],
+        needs_ocr=bool(doc.metadata.get("needs_ocr")),
+        metadata_flags=outcome.counted("convert/metadata/"),
+        dropped=dropped,
+        message=message,
+        skipped=skipped,
+        seconds=round(outcome.seconds, 4),
     )
-    if converted and converted.warnings:
-        row["warnings"] = converted.warnings
+    if warnings and dropped is None:
+        row["warnings"] = warnings
     return row
 
 
@@ -124,10 +136,16 @@ def _show(row: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     failed = 0
-    guard = None if args.no_isolate else Guard(timeout=args.timeout, max_memory=args.max_memory * 1024**2)
-    try:
+    config = load_config(args.config, overrides=args.overrides)
+    formats = FormatConverter(
+        max_chars=config.html.max_chars,
+        isolate=not args.no_isolate,
+        timeout=args.timeout,
+        max_memory=args.max_memory * 1024**2,
+    )
+    with OneByOne(default_steps(config, formats=formats)) as runner:
         for path in args.files:
-            row = convert_file(path, content_type=args.content_type, url=args.url, guard=guard)
+            row = convert_file(path, runner, content_type=args.content_type, url=args.url)
             failed += "error" in row or bool(row.get("dropped"))
             if args.json:
                 print(json.dumps(row, ensure_ascii=False, default=str), flush=True)
@@ -135,7 +153,4 @@ def run(args: argparse.Namespace) -> int:
                 print(f"trawl: error: {row['error']}", file=sys.stderr)
             else:
                 _show(row)
-    finally:
-        if guard is not None:
-            guard.close()
     return 1 if failed else 0

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import read_input_file
+from trawl.cli.common import add_config_options, read_input_file
 from trawl.config import load_config
 from trawl.decode.charset import CharsetDecoder, decode_document
 from trawl.document import Document
@@ -55,6 +55,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help="seconds a page may take (guard)"
     )
+    add_config_options(p)
     p.set_defaults(func=run)
 
 
@@ -70,7 +71,7 @@ def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
     # the same read of the page, the same classifier; only the options differ.
     url = args.url or ("stdin:" if path == "-" else Path(path).resolve().as_uri())
     doc = Document(url=url, raw=data, declared_type="text/html")
-    config = load_config()
+    config = load_config(getattr(args, "config", None), overrides=getattr(args, "overrides", ()))
     decoder = CharsetDecoder(
         max_body_bytes=config.decode.max_body_bytes,
         default_encoding=config.decode.default_encoding,

@@ -15,24 +15,34 @@ from trawl.convert.text import TextConverter
 from trawl.decode.charset import CharsetDecoder
 from trawl.pipeline.base import Step
 
-__all__ = ["build_steps", "default_steps"]
+__all__ = ["build_steps", "decode_steps", "default_steps"]
 
 
-def default_steps(config: Config | None = None) -> list[Step]:
-    """The conversion path, in order: sniff the type, decode, convert HTML, convert every other
-    format through the registry (:class:`~trawl.convert.registry.FormatConverter`: PDF, office,
-    ODF, EPUB, RTF, XML, feeds; isolated in a worker process), convert plain text."""
+def decode_steps(config: Config | None = None) -> list[Step]:
+    """The first two steps of every path: sniff the type, then decode the characters."""
     if config is None:
-        return [TypeSniffer(), CharsetDecoder(), HtmlConverter(), FormatConverter(), TextConverter()]
+        return [TypeSniffer(), CharsetDecoder()]
+    decoder = CharsetDecoder(
+        max_body_bytes=config.decode.max_body_bytes,
+        default_encoding=config.decode.default_encoding,
+        detector=config.decode.detector,
+    )
+    return [TypeSniffer(), decoder]
+
+
+def default_steps(config: Config | None = None, *, formats: FormatConverter | None = None) -> list[Step]:
+    """The conversion path, in order: :func:`decode_steps`, convert HTML, convert every other
+    format through the registry (:class:`~trawl.convert.registry.FormatConverter`: PDF, office,
+    ODF, EPUB, RTF, XML, feeds; isolated in a worker process), convert plain text.
+
+    ``formats`` replaces the default format converter (``trawl convert`` sets its own time and
+    memory limits, or runs it unguarded)."""
+    if config is None:
+        return [*decode_steps(), HtmlConverter(), formats or FormatConverter(), TextConverter()]
     return [
-        TypeSniffer(),
-        CharsetDecoder(
-            max_body_bytes=config.decode.max_body_bytes,
-            default_encoding=config.decode.default_encoding,
-            detector=config.decode.detector,
-        ),
+        *decode_steps(config),
         HtmlConverter(max_chars=config.html.max_chars),
-        FormatConverter(max_chars=config.html.max_chars),
+        formats or FormatConverter(max_chars=config.html.max_chars),
         TextConverter(max_chars=config.html.max_chars),
     ]
 
