@@ -13,18 +13,14 @@ import asyncio
 import gzip
 import os
 import shutil
-import socket
-import ssl
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from trawl.crawl.http11 import HttpTransport
-from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
-from trawl.decode.http import decode_payload
+from tests.crawl.servers import body, certificates, fetch_all, free_port, start
+from trawl.crawl.transport import FetchError, FetchRequest, FetchResponse
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
 pytestmark = pytest.mark.skipif(
@@ -36,46 +32,16 @@ BIG = os.urandom(1 << 16) * 48  # 3 MiB, not compressible by gzip_types (octet-s
 SLOW = b"<p>slow</p>" * 6000  # ~66 KB at 64 KB/s
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _certificates(folder: Path) -> tuple[Path, Path, Path]:
-    def run(*args: str) -> None:
-        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=folder)
-
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-        "-subj", "/CN=trawl test CA")  # fmt: skip
-    (folder / "san.ext").write_text("subjectAltName=DNS:site.test\nbasicConstraints=CA:FALSE\n")
-    run(
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "site.key",
-        "-out",
-        "site.csr",
-        "-subj",
-        "/CN=site.test",
-    )
-    run("x509", "-req", "-in", "site.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "site.pem", "-days", "2", "-extfile", "san.ext")  # fmt: skip
-    return folder / "ca.pem", folder / "site.pem", folder / "site.key"
-
-
 @pytest.fixture(scope="module")
-def nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+def nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("nginx")
     www = root / "www"
     (www / "slow").mkdir(parents=True)
     (www / "index.html").write_bytes(INDEX)
     (www / "big.bin").write_bytes(BIG)
     (www / "slow" / "page.html").write_bytes(SLOW)
-    ca, cert, key = _certificates(root)
-    http, https = _free_port(), _free_port()
+    ca, cert, key = certificates(root)
+    http, https = free_port(), free_port()
     temp = root / "temp"
     temp.mkdir()
     conf = root / "nginx.conf"
@@ -107,17 +73,7 @@ http {{
 """
     )
     assert NGINX is not None
-    proc = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(root)], stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", http)) == 0:
-                break
-        time.sleep(0.05)
-    else:
-        proc.kill()
-        errors = root / "error.log"
-        pytest.fail(f"nginx did not start: {errors.read_text() if errors.exists() else ''}")
+    proc = start([NGINX, "-c", str(conf), "-p", str(root)], http, root / "error.log")
     try:
         yield {"http": http, "https": https, "ca": ca, "log": root / "access.log"}
     finally:
@@ -125,39 +81,8 @@ http {{
         proc.wait(10)
 
 
-def _transports(server: dict[str, object]) -> list[tuple[str, Transport]]:
-    rules = ["site.test=127.0.0.1"]
-    context = ssl.create_default_context(cafile=str(server["ca"]))  # the test CA, and only it
-    return [
-        ("trawl", HttpTransport(resolve=rules, ssl_context=context)),
-        ("aiohttp", AiohttpTransport(resolve=rules, ssl_context=context)),
-    ]
-
-
-def _body(resp: FetchResponse) -> bytes:
-    return decode_payload(resp.body, resp.header("Transfer-Encoding"), resp.header("Content-Encoding")).data
-
-
-async def _fetch_all(
-    server: dict[str, object], monkeypatch: pytest.MonkeyPatch, requests: list[FetchRequest]
-) -> dict[str, list[FetchResponse | FetchError]]:
-    out: dict[str, list[FetchResponse | FetchError]] = {}
-    for name, transport in _transports(server):
-        got: list[FetchResponse | FetchError] = []
-        try:
-            for request in requests:
-                try:
-                    got.append(await transport.fetch(request))
-                except FetchError as exc:
-                    got.append(exc)
-        finally:
-            await transport.close()
-        out[name] = got
-    return out
-
-
 def test_both_transports_read_a_real_server_the_same(
-    nginx: dict[str, object], monkeypatch: pytest.MonkeyPatch
+    nginx: dict[str, Any],
 ) -> None:
     base = f"http://site.test:{nginx['http']}"
     requests = [
@@ -170,33 +95,33 @@ def test_both_transports_read_a_real_server_the_same(
         FetchRequest(f"{base}/missing.html"),  # 404
         FetchRequest(f"https://site.test:{nginx['https']}/index.html"),  # TLS, the test CA
     ]
-    results = asyncio.run(_fetch_all(nginx, monkeypatch, requests))
+    results = asyncio.run(fetch_all(nginx["ca"], requests))
     for name, got in results.items():
         index, empty, redirect, big, cut, slow, missing, tls = got
         assert isinstance(index, FetchResponse) and index.status == 200, (name, index)
-        assert index.header("Content-Encoding") == "gzip" and _body(index) == INDEX, name
+        assert index.header("Content-Encoding") == "gzip" and body(index) == INDEX, name
         assert isinstance(empty, FetchResponse) and (empty.status, empty.body) == (204, b""), name
         assert isinstance(redirect, FetchResponse) and redirect.status == 301, name
         assert (redirect.header("Location") or "").endswith("/index.html"), name
         assert isinstance(big, FetchResponse) and big.body == BIG and not big.truncated, name
         assert isinstance(cut, FetchResponse) and cut.truncated and 0 < len(cut.body) <= 1 << 20, name
-        assert isinstance(slow, FetchResponse) and _body(slow) == SLOW and slow.seconds > 0.5, name
+        assert isinstance(slow, FetchResponse) and body(slow) == SLOW and slow.seconds > 0.5, name
         assert isinstance(missing, FetchResponse) and missing.status == 404, name
-        assert isinstance(tls, FetchResponse) and tls.status == 200 and _body(tls) == INDEX, name
+        assert isinstance(tls, FetchResponse) and tls.status == 200 and body(tls) == INDEX, name
     assert gzip.decompress(results["trawl"][0].body) == INDEX  # the body as captured: still coded
 
 
 def test_conditional_get_keep_alive_and_a_closed_connection(
-    nginx: dict[str, object], monkeypatch: pytest.MonkeyPatch
+    nginx: dict[str, Any],
 ) -> None:
     base = f"http://site.test:{nginx['http']}"
-    first = asyncio.run(_fetch_all(nginx, monkeypatch, [FetchRequest(f"{base}/index.html")]))
+    first = asyncio.run(fetch_all(nginx["ca"], [FetchRequest(f"{base}/index.html")]))
     first_resp = first["trawl"][0]
     assert isinstance(first_resp, FetchResponse)
     etag = first_resp.header("ETag")
     modified = first_resp.header("Last-Modified")
     assert etag and modified
-    log: Path = nginx["log"]  # type: ignore[assignment]
+    log: Path = nginx["log"]
     log.write_text("")  # nginx appends; only this test's lines from here
     requests = [
         FetchRequest(f"{base}/index.html", headers=[("If-None-Match", etag)]),
@@ -205,7 +130,7 @@ def test_conditional_get_keep_alive_and_a_closed_connection(
         FetchRequest(f"{base}/reset"),  # nginx closes without a word
         FetchRequest(f"{base}/index.html"),  # and the next request still gets through
     ]
-    results = asyncio.run(_fetch_all(nginx, monkeypatch, requests))
+    results = asyncio.run(fetch_all(nginx["ca"], requests))
     for name, got in results.items():
         not_modified = [r for r in got[:2] if isinstance(r, FetchResponse)]
         assert [(r.status, r.body) for r in not_modified] == [(304, b""), (304, b"")], name
