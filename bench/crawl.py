@@ -136,7 +136,8 @@ if aio.uvloop_enabled():  # the same loop trawl runs on, where Scrapy can use it
     settings["ASYNCIO_EVENT_LOOP"] = "uvloop.Loop"
 """
 
-SCRAPY = r"""
+SCRAPY = (
+    r"""
 import json, os, sys, time
 port, pages = int(sys.argv[1]), int(sys.argv[2])
 os.environ["http_proxy"] = f"http://127.0.0.1:{port}"
@@ -151,7 +152,9 @@ class Bench(scrapy.Spider):
     def parse(self, response):
         for link in self.extractor.extract_links(response):
             yield response.follow(link.url, self.parse)
-""" + SCRAPY_SETTINGS + r"""process = CrawlerProcess(settings=settings)
+"""
+    + SCRAPY_SETTINGS
+    + r"""process = CrawlerProcess(settings=settings)
 crawler = process.create_crawler(Bench)
 cpu, t = time.process_time(), time.perf_counter()
 process.crawl(crawler)
@@ -162,6 +165,7 @@ print(json.dumps({"pages": s.get("response_received_count", 0), "seconds": dt, "
                   "requests": s.get("downloader/request_count", 0), "links": None,
                   "uvloop": "ASYNCIO_EVENT_LOOP" in settings}))
 """
+)
 
 
 def start_server(hosts: int, pages: int, *, prerender: bool = True) -> tuple[subprocess.Popen[str], int]:

@@ -111,15 +111,21 @@ def build_warcs(pages: int, files: int) -> tuple[Path, int, int]:
 
 # --------------------------------------------------------------------------- (a) the contestants
 
+#: trawl ingest with one option changed (``--variants``): what a hand-written part buys on the path.
+VARIANTS = {
+    "one table": ["table.tablets=false"],  # one RocksDB directory instead of tablets
+}
+
 TRAWL_INGEST = r"""
 import json, resource, sys, time
 from pathlib import Path
 from trawl.jobs.ingest import ingest
 from trawl.store.collection import Collection
 folder, out = Path(sys.argv[1]), Path(sys.argv[2])
+overrides = sys.argv[3:]  # a variant's options, e.g. table.tablets=false
 files = sorted(folder.glob("*.warc.gz"))
 cpu, t = time.process_time(), time.perf_counter()
-with Collection.create(out) as coll:
+with Collection.create(out, overrides=overrides) as coll:
     result = ingest(files, coll)
 dt = time.perf_counter() - t
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -262,15 +268,18 @@ def _run(code: str, *args: str) -> dict[str, Any]:
 def ingest_part(args: argparse.Namespace) -> list[str]:
     folder, pages, size = build_warcs(args.pages, args.files)
     results: dict[str, dict[str, Any]] = {}
-    order = ["trawl", "datatrove"]
+    order = ["trawl", "datatrove", *(f"trawl, {v}" for v in args.variants)]
     for round_no in range(args.repeat):
-        for name in order[round_no % 2 :] + order[: round_no % 2]:
+        for name in order[round_no % len(order) :] + order[: round_no % len(order)]:
             with tempfile.TemporaryDirectory() as tmp:
-                if name == "trawl":
-                    r = _run(TRAWL_INGEST, str(folder), str(Path(tmp) / "c"))
+                if name.startswith("trawl"):
+                    variant = VARIANTS[name.removeprefix("trawl, ")] if name != "trawl" else []
+                    r = _run(TRAWL_INGEST, str(folder), str(Path(tmp) / "c"), *variant)
                 else:
                     r = _run(DATATROVE, str(folder), tmp, str(args.workers))
             print(f"round {round_no + 1} {name:10s} {json.dumps(r)[:300]}", flush=True)
+            if r["docs"] < pages // 2:  # a broken contestant (a missing module, every page timed out)
+                raise SystemExit(f"{name} stored {r['docs']} of {pages} pages: the comparison is void")
             if (
                 name not in results
                 or r["docs"] / r["seconds"] > results[name]["docs"] / results[name]["seconds"]
@@ -302,7 +311,8 @@ def ingest_part(args: argparse.Namespace) -> list[str]:
 
 # --------------------------------------------------------------------------- (b) the crawl
 
-SCRAPY_TRAFILATURA = r"""
+SCRAPY_TRAFILATURA = (
+    r"""
 import json, os, resource, sys, tempfile, time
 port, pages = int(sys.argv[1]), int(sys.argv[2])
 os.environ["http_proxy"] = f"http://127.0.0.1:{port}"
@@ -346,7 +356,9 @@ class Bench(scrapy.Spider):
         for link in self.extractor.extract_links(response):
             yield response.follow(link.url, self.parse)
 
-""" + SCRAPY_SETTINGS + r"""settings["ITEM_PIPELINES"] = {"__main__.Store": 100}
+"""
+    + SCRAPY_SETTINGS
+    + r"""settings["ITEM_PIPELINES"] = {"__main__.Store": 100}
 process = CrawlerProcess(settings=settings)
 crawler = process.create_crawler(Bench)
 cpu, t = time.process_time(), time.perf_counter()
@@ -358,6 +370,7 @@ print(json.dumps({"pages": s.get("response_received_count", 0), "stored": s.get(
                   "seconds": dt, "cpu": cpu, "requests": s.get("downloader/request_count", 0),
                   "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
+)
 
 TRAWL_CRAWL = TRAWL_STORE.replace(
     '"stored": stored, "uvloop": aio.uvloop_enabled()}))',
@@ -421,6 +434,13 @@ def main() -> None:
     ap.add_argument("--crawl-pages", type=int, default=3000)
     ap.add_argument("--hosts", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=1, help="rounds in rotated order, best kept")
+    ap.add_argument(
+        "--variants",
+        nargs="*",
+        default=[],
+        choices=sorted(VARIANTS),
+        help="(a) also runs trawl with these options changed, e.g. 'one table' (table.tablets=false)",
+    )
     args = ap.parse_args()
     report: list[str] = []
     t = time.perf_counter()

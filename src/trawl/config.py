@@ -147,6 +147,7 @@ class DedupConfig:
 class TableConfig:
     engine: str = ""
     store_text: bool = True
+    tablets: bool = True
 
 
 @dataclass(slots=True)

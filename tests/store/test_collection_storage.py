@@ -189,6 +189,24 @@ def test_a_collection_made_before_tablets_still_opens(tmp_path: Path) -> None:
         assert [r.url for r in coll.records()] == ["http://old/"]
 
 
+def test_a_collection_made_with_one_table_stays_one_table(tmp_path: Path) -> None:
+    from trawl.store.table import Table
+
+    docs = [page(i) for i in range(10)]
+    with Collection.create(tmp_path / "c", overrides=["table.tablets=false"]) as coll:
+        Pipeline([Docs(docs)], [coll.writer()]).run()
+        assert isinstance(coll.table, Table) and not isinstance(coll.table, TabletTable)
+    assert (tmp_path / "c" / "table" / "CURRENT").is_file()
+    # reopened with the default (tablets): what the directory holds decides
+    with Collection.open(tmp_path / "c") as coll:
+        assert isinstance(coll.table, Table) and not isinstance(coll.table, TabletTable)
+        assert sorted(r.url for r in coll.records()) == sorted(d.url for d in docs)
+        assert coll.find(docs[3].docno or "").url == docs[3].url
+    with Collection.create(tmp_path / "t") as coll:  # the default: tablets
+        Pipeline([Docs(docs[:2])], [coll.writer()]).run()
+        assert isinstance(coll.table, TabletTable)
+
+
 def test_a_zstd_collection_exports_standard_warc(tmp_path: Path) -> None:
     from warcio.archiveiterator import ArchiveIterator
 
