@@ -424,7 +424,8 @@ def test_compiled_feature_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPa
         # The same operations in the same order; libm and numpy's log may differ in the last bit.
         assert np.allclose(x1, y1, rtol=1e-13, atol=0) and np.allclose(x2, y2, rtol=1e-13, atol=0)
         assert best == best_numpy
-    assert sum(len(x1) for x1, _ in compiled) > 1000
+    # thousands of blocks from the WCXB pages; the hand-made edge pages alone give a few dozen
+    assert sum(len(x1) for x1, _ in compiled) > (1000 if DATA.is_dir() else 20)
 
 
 def _random_page(rng: random.Random) -> str:

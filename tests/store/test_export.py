@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -129,3 +129,92 @@ def test_get_shows_anchor_text_and_finds_by_it(tmp_path: Path, capsys: pytest.Ca
     assert main(["get", str(tmp_path / "c"), "D-002", "--text", "--as-of", "2020-01-01"]) == 1
     assert main(["get", str(tmp_path / "c"), "D-002", "--text", "--as-of", "2030-01-01T00:00:00Z"]) == 0
     assert main(["get", str(tmp_path / "c"), "D-002", "--as-of", "yesterday"]) == 2
+
+
+def _recaptured(path: Path) -> list[Document]:
+    """One URL captured three times (changed, then unchanged: a revisit), beside another page."""
+
+    def capture(k: int, body: str) -> Document:
+        return Document(
+            url="http://news.example.org/front",
+            fetched_at=T0 + timedelta(days=k),
+            status=200,
+            http_headers=[("Content-Type", "text/html; charset=utf-8")],
+            raw=f"<html><title>{body}</title>{body}</html>".encode(),
+            title=body,
+            text=body,
+        )
+
+    docs = [capture(0, "first edition"), capture(1, "second edition"), capture(2, "second edition")]
+    other = Document(url="http://news.example.org/about", fetched_at=T0, status=200, raw=b"<p>about us")
+    with Collection.create(path) as coll:
+        Pipeline([Docs([*docs, other])], [coll.writer()]).run()
+    return docs
+
+
+def test_every_capture_is_exported_in_every_format(tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator
+
+    docs = _recaptured(tmp_path / "c")
+    front = "http://news.example.org/front"
+    # JSONL: every capture with its own title and text, oldest first
+    jsonl = tmp_path / "out.jsonl"
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(jsonl)]) == 0
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    mine = [x for x in lines if x["url"] == front]
+    assert [x["title"] for x in mine] == ["first edition", "second edition", "second edition"]
+    assert [x["revisit_of"] is not None for x in mine] == [False, False, True]  # stored as a revisit
+    assert len(lines) == 4
+    # WARC: the revisit's original is in the file, before it
+    warc = tmp_path / "out.warc.gz"
+    assert main(["export", str(tmp_path / "c"), "-f", "warc", "-o", str(warc)]) == 0
+    seen: list[tuple[str, str, str | None]] = []
+    with warc.open("rb") as fh:
+        for rec in ArchiveIterator(fh):
+            if rec.rec_headers.get_header("WARC-Target-URI") == front:
+                seen.append(
+                    (
+                        rec.rec_type,
+                        rec.rec_headers.get_header("WARC-Record-ID"),
+                        rec.rec_headers.get_header("WARC-Refers-To"),
+                    )
+                )
+    assert [kind for kind, _, _ in seen] == ["response", "response", "revisit"]
+    assert seen[2][2] == seen[1][1]
+    # TREC Web: three documents with three DOCNOs, each with its own bytes
+    trec = tmp_path / "out.trec"
+    assert main(["export", str(tmp_path / "c"), "-f", "trec", "-o", str(trec)]) == 0
+    index = TrecWebIndex(trec)
+    assert len(index) == 4 and len(set(index.docnos())) == 4
+    assert sorted(index.get(n).raw for n in index.docnos() if index.get(n).url == front) == sorted(
+        d.raw for d in docs
+    )
+
+
+def test_every_capture_is_in_the_parquet_index(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    _recaptured(tmp_path / "c")
+    out = tmp_path / "index.parquet"
+    assert main(["export", str(tmp_path / "c"), "-f", "parquet", "-o", str(out)]) == 0
+    table = pq.read_table(out).to_pylist()
+    front = [r for r in table if r["url"] == "http://news.example.org/front"]
+    assert [r["fetch_time"].day for r in front] == [1, 2, 3]
+    assert [r["warc_record_type"] for r in front] == ["response", "response", "revisit"]
+    assert len({(r["warc_filename"], r["warc_record_offset"]) for r in front}) == 3
+
+
+def test_get_by_file_at_offset_returns_that_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _recaptured(tmp_path / "c")
+    with Collection.open(tmp_path / "c") as coll:
+        first = next(r for r in coll.captures() if r.title == "first edition")
+        key = f"{first.pointer.file}@{first.pointer.offset}"
+        found = coll.find(key)
+        assert found.title == "first edition" and found.text == "first edition"
+        assert coll.read(found).raw == b"<html><title>first edition</title>first edition</html>"
+        assert coll.find(found.url).title == "second edition"  # by URL: the newest
+        older = coll.find(found.url, as_of=T0 + timedelta(hours=1))  # each capture keeps its own cells
+        assert (older.title, older.text, older.pointer) == ("first edition", "first edition", first.pointer)
+    assert main(["get", str(tmp_path / "c"), key, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["title"] == "first edition"

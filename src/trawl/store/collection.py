@@ -76,8 +76,10 @@ __all__ = ["Collection", "CollectionWriter", "StoredRecord", "anchor_terms", "si
 
 CONFIG_FILE = "trawl.toml"
 SUBDIRS = ("warc", "table", "index", "frontier", "stats", "exports")
-# How many versions of each family's cells the table keeps (per-family policy).
-FAMILY_VERSIONS = {"fetch": 10, "text": 1, "meta": 1, "links": 1, "anchor": 1, "lang": 1}
+# How many versions of each family's cells the table keeps (per-family policy): a capture's own
+# cells (fetch, text, meta, links, lang) as many as its fetch, so every kept capture keeps its
+# title, text, decoding and language; anchor cells are per linking page, the newest is enough.
+FAMILY_VERSIONS = {"fetch": 10, "text": 10, "meta": 10, "links": 10, "anchor": 1, "lang": 10}
 #: bounds on what one page contributes as anchor text (a link farm must not flood the table)
 MAX_ANCHOR_LINKS = 1000
 MAX_ANCHOR_CHARS = 500
@@ -265,11 +267,14 @@ class Collection:
 
     @property
     def table(self) -> RowStore:
-        """The rows: tablets (:class:`TabletTable`) for a collection made since tablets, the one
-        :class:`Table` of an older collection (its ``table/`` holds RocksDB's own files)."""
+        """The rows: tablets (:class:`TabletTable`), or one :class:`Table` for a collection made
+        with ``table.tablets = false`` or before tablets (its ``table/`` holds RocksDB's own files).
+        What the directory holds decides; the option only shapes a new collection."""
         if self._table is None:
             path = self.path / "table"
-            if (path / MASTER).is_file() or not (path / "CURRENT").is_file():
+            made = (path / MASTER).is_file() or (path / "CURRENT").is_file()
+            tablets = (path / MASTER).is_file() if made else self.config.table.tablets
+            if tablets:
                 self._table = TabletTable(path, versions=FAMILY_VERSIONS, split_bytes=self.split_bytes)
             else:
                 self._table = Table(path, versions=FAMILY_VERSIONS)
@@ -315,16 +320,17 @@ class Collection:
         table = self.table
         when = None if as_of is None else _timestamp_us(as_of)
 
-        def candidates() -> Iterator[str]:  # lazily: a URL is found by its first, the SURT row
-            yield surt(key)
-            yield key
+        def candidates() -> Iterator[tuple[str, int | None]]:  # lazily: a URL by its first, the SURT row
+            yield surt(key), when
+            yield key, when
             for index in ("hash", "docno", "pointer"):
                 row = table.lookup(index, key)
                 if row is not None:
-                    yield row
+                    # FILE@OFFSET names one capture: that one, not the row's newest
+                    yield row, self._capture_at(row, key) if index == "pointer" else when
 
-        for row in candidates():
-            cells = table.get_row(row, as_of=when)
+        for row, at in candidates():
+            cells = table.get_row(row, as_of=at)
             if cells.get("fetch", {}).get("capture"):
                 return StoredRecord(row, cells)
         if (m := _POINTER_KEY.match(key)) is not None:  # a pointer written before it was indexed
@@ -333,6 +339,14 @@ class Collection:
         raise RecordNotFound(
             f"no record for {key!r} in {str(self.path)!r} (tried URL, URL hash, DOCNO, WARC FILE@OFFSET)"
         )
+
+    def _capture_at(self, row: str, key: str) -> int | None:
+        """The time of the capture of ``row`` whose record is at ``key`` (``FILE@OFFSET``)."""
+        for ts, capture in self.table.versions_of(row, "fetch", "capture"):
+            pointer = capture.get("pointer") or {}
+            if f"{pointer.get('file')}@{pointer.get('offset')}" == key:
+                return ts
+        return None
 
     def read(self, record: StoredRecord) -> Document:
         """The stored capture of ``record``: exactly one WARC record read and decompressed.
@@ -423,6 +437,24 @@ class Collection:
         for row, cells in self.table.scan(prefix=prefix, as_of=when):
             if cells.get("fetch", {}).get("capture"):
                 yield StoredRecord(row, cells)
+
+    def captures(self, prefix: str = "") -> Iterator[StoredRecord]:
+        """Every kept capture of every stored URL: rows in SURT order, each row's captures oldest
+        first (so a revisit of an unchanged page follows its original), each with the cells it
+        was stored with. :meth:`records` gives only the newest capture of each URL.
+
+        A capture older than its cells' versions (a collection written before every family kept
+        as many versions as ``fetch``) comes with the cells as they were then, which may be none
+        but its fetch data.
+        """
+        table = self.table
+        for row, cells in table.scan(prefix=prefix):
+            if not cells.get("fetch", {}).get("capture"):
+                continue
+            versions = table.versions_of(row, "fetch", "capture")
+            for ts, _ in reversed(versions[1:]):
+                yield StoredRecord(row, table.get_row(row, as_of=ts))
+            yield StoredRecord(row, cells)
 
     def find_by_anchor(self, query: str, limit: int = 20) -> list[tuple[StoredRecord, int]]:
         """Pages whose incoming anchor text holds every word of ``query``, with how many linking

@@ -8,8 +8,10 @@ fetches the record with one ranged read, as on CC. Host-part columns are split o
 carries no public-suffix list, so ``url_host_registry_suffix`` is the last label and
 ``url_host_registered_domain`` the last two (wrong for ``co.uk``-style suffixes).
 
-Every export counts what it wrote and what it could not read (a corrupt or missing WARC member
-costs that record, not the export).
+Every export holds every kept capture (:meth:`~trawl.store.collection.Collection.captures`: a URL
+captured twice is two records, its older capture first, so a revisit follows its original), and
+counts what it wrote and what it could not read (a corrupt or missing WARC member costs that
+record, not the export).
 """
 
 from __future__ import annotations
@@ -181,7 +183,7 @@ def export_parquet(collection: Collection, path: Path, *, batch_rows: int = 50_0
     try:
         with pq.ParquetWriter(str(tmp), schema, compression="zstd") as writer:
             batch: list[dict[str, Any]] = []
-            for record in collection.records():
+            for record in collection.captures():
                 batch.append(index_row(record, crawl))
                 if len(batch) >= batch_rows:
                     writer.write_table(pa.Table.from_pylist(batch, schema=schema))
@@ -201,7 +203,7 @@ def export_jsonl(collection: Collection, path: Path) -> dict[str, int]:
     counts = {"records": 0}
     tmp = Path(path).with_name(Path(path).name + ".tmp")
     with tmp.open("wb") as fh:
-        for record in collection.records():
+        for record in collection.captures():
             fh.write(orjson.dumps(record.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
             counts["records"] += 1
     os.replace(tmp, path)
@@ -211,7 +213,7 @@ def export_jsonl(collection: Collection, path: Path) -> dict[str, int]:
 def _readable(
     collection: Collection, counts: dict[str, int], errors: list[str]
 ) -> Iterator[tuple[StoredRecord, Any]]:
-    for record in collection.records():
+    for record in collection.captures():
         try:
             yield record, collection.read(record)
         except TrawlError as exc:  # a corrupt or missing WARC member: that record only
@@ -222,17 +224,28 @@ def _readable(
 def export_trec(collection: Collection, path: Path) -> dict[str, int]:
     """Every record's captured bytes as TREC Web, with its DOCNO index (``PATH.idx``).
 
-    DOCNOs are the records' own, or ``trawl-<url hash>`` for those without one. A record whose
-    WARC member cannot be read is skipped and counted (``skipped``).
+    DOCNOs are the records' own, or ``trawl-<url hash>`` for those without one; a URL's later
+    captures add their capture time (``trawl-<url hash>-20240502120000``), so every DOCNO is
+    unique. A record whose WARC member cannot be read is skipped and counted (``skipped``).
     """
     counts = {"records": 0, "skipped": 0}
     errors: list[str] = []
     path = Path(path)
     if path.exists():
         path.unlink()
+    seen: set[str] = set()
     with TrecWebWriter(path) as writer:
         for record, doc in _readable(collection, counts, errors):
             docno = record.capture.get("docno") or f"trawl-{url_hash(record.url)}"
+            if docno in seen:  # a later capture of the same URL: its DOCNO names its time too
+                when = str(record.capture.get("fetched_at") or "")
+                stamp = "".join(ch for ch in when[:19] if ch.isdigit()) or str(len(seen))
+                docno = f"{docno}-{stamp}"
+                k = 1
+                while docno in seen:
+                    k += 1
+                    docno = f"{docno.rsplit('~', 1)[0]}~{k}"
+            seen.add(docno)
             doc.url = record.url
             writer.write(doc, docno=docno)
             counts["records"] += 1
