@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -218,3 +220,44 @@ def test_get_by_file_at_offset_returns_that_capture(
         assert (older.title, older.text, older.pointer) == ("first edition", "first edition", first.pointer)
     assert main(["get", str(tmp_path / "c"), key, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["title"] == "first edition"
+
+
+def test_output_goes_through_links_to_stdout_and_into_pipes(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    _recaptured(tmp_path / "c")
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == str(real)  # the link stays, its target is written
+    assert len(real.read_text().splitlines()) == 4
+    capsysbinary.readouterr()
+    # "-" is standard output (the summary goes to standard error)
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", "-", "--json"]) == 0
+    out, err = capsysbinary.readouterr()
+    assert [json.loads(line)["url"] for line in out.splitlines()][-1] == "http://news.example.org/front"
+    assert json.loads(err)["records"] == 4 and not (Path.cwd() / "-").exists()
+    # a named pipe is written into, not replaced
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert main(["export", str(tmp_path / "c"), "-f", "warc", "-o", str(fifo)]) == 0
+    reader.join(10)
+    assert fifo.is_fifo() and got and got[0][:2] == b"\x1f\x8b"
+
+
+def test_output_to_a_missing_folder_or_a_folder_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _recaptured(tmp_path / "c")
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(tmp_path / "no" / "x.jsonl")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    folder = tmp_path / "out"
+    folder.mkdir()
+    assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(folder)]) == 1
+    assert "is a directory" in capsys.readouterr().err
+    assert list(folder.iterdir()) == [] and not list(tmp_path.glob("*.tmp"))

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import shutil
+import stat
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +18,14 @@ from rich.console import Console
 from trawl.acquire.localdir import file_document
 from trawl.decode.http import DEFAULT_MAX_BYTES, decode_payload, file_coding
 from trawl.document import Document
+from trawl.errors import InputError
 
 __all__ = [
     "add_config_options",
     "err_console",
     "human_bytes",
     "out_console",
+    "output_file",
     "read_document",
     "read_input_file",
 ]
@@ -112,3 +120,42 @@ def read_document(
         if doc.declared_type in _PACKED_TYPES:
             doc.declared_type = None
     return doc
+
+
+@contextlib.contextmanager
+def output_file(path: Path) -> Iterator[Path]:
+    """A path to write a command's output file to, for ``-o PATH``.
+
+    ``-`` is standard output. A symlink is written through (its target is replaced, the link
+    stays); a device or FIFO (``/dev/stdout``, a named pipe) is written into, never replaced.
+    Either way the writer gets a regular file to write (its own temporary file, copied out once
+    complete); a plain path is given as it is, for the writer's own write-then-rename. A missing
+    folder or a folder given as the file is a clear error before anything is written.
+    """
+    if str(path) == "-":
+        with tempfile.TemporaryDirectory(prefix="trawl-out-") as tmp:
+            staged = Path(tmp) / "out"
+            yield staged
+            with staged.open("rb") as fh:
+                shutil.copyfileobj(fh, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        return
+    target = Path(os.path.realpath(path))  # a symlink: write its target
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InputError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InputError(f"cannot write {str(path)!r}: it is a directory; give a file name")
+    if st is None and not target.parent.is_dir():
+        raise InputError(f"cannot write {str(path)!r}: the folder {str(target.parent)!r} does not exist")
+    if st is not None and not stat.S_ISREG(st.st_mode):  # a device or a pipe: write into it
+        with tempfile.TemporaryDirectory(prefix="trawl-out-") as tmp:
+            staged = Path(tmp) / "out"
+            yield staged
+            with staged.open("rb") as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        return
+    yield target

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import err_console, human_bytes
+from trawl.cli.common import err_console, human_bytes, output_file
 from trawl.store.collection import Collection
 from trawl.store.export import FORMATS, export_collection
 
@@ -29,24 +30,32 @@ def register(sub: Any) -> None:
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument("--format", "-f", choices=FORMATS, required=True, help="what to write")
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="PATH", help="the file to write")
+    p.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the file to write (- for standard output; a symlink is written through)",
+    )
     p.add_argument("--json", action="store_true", help="print the counts as one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    with Collection.open(args.collection) as collection:
-        counts = export_collection(collection, args.format, args.output)
+    with Collection.open(args.collection) as collection, output_file(args.output) as target:
+        counts = export_collection(collection, args.format, target)
+        size = target.stat().st_size
     summary = {
         "format": args.format,
         "output": str(args.output),
-        "bytes": args.output.stat().st_size,
+        "bytes": size,
         "seconds": round(time.perf_counter() - started, 3),
         **counts,
     }
-    if args.json:
-        print(json.dumps(summary))
+    if args.json:  # on standard error when the export itself went to standard output
+        print(json.dumps(summary), file=sys.stderr if str(args.output) == "-" else sys.stdout)
     else:
         skipped = (
             f", {counts['skipped']} unreadable (see {args.output}.errors)" if counts.get("skipped") else ""

@@ -193,7 +193,11 @@ def export_parquet(collection: Collection, path: Path, *, batch_rows: int = 50_0
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
                 counts["records"] += len(batch)
     except (OSError, pa.ArrowException) as exc:
+        tmp.unlink(missing_ok=True)
         raise StoreError(f"cannot write {str(path)!r}: {exc}") from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
     return counts
 
@@ -202,10 +206,17 @@ def export_jsonl(collection: Collection, path: Path) -> dict[str, int]:
     """One JSON object per record (what ``trawl get --json`` prints), text included."""
     counts = {"records": 0}
     tmp = Path(path).with_name(Path(path).name + ".tmp")
-    with tmp.open("wb") as fh:
-        for record in collection.captures():
-            fh.write(orjson.dumps(record.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
-            counts["records"] += 1
+    try:
+        with tmp.open("wb") as fh:
+            for record in collection.captures():
+                fh.write(orjson.dumps(record.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
+                counts["records"] += 1
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
     return counts
 
