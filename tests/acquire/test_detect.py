@@ -207,11 +207,18 @@ def test_a_directory_of_archives_is_read_as_archives(tmp_path: Path) -> None:
     (arch / "b.trec.gz").write_bytes(gzip.compress(TREC))
     (arch / "sub" / "a.data").write_bytes(TREC)
     (arch / ".hidden").write_bytes(b"ignored")
-    assert archive_directory(arch) == [(arch / "b.trec.gz", "trec"), (arch / "sub" / "a.data", "trec")]
+    found = [(arch / "b.trec.gz", "trec"), (arch / "sub" / "a.data", "trec")]
+    assert archive_directory(arch) == (found, False)
     (trec,) = sources_for([str(arch)])
     assert isinstance(trec, TrecSource) and len(trec.inputs) == 2
-    # anything else in the folder makes it a desktop crawl: one document per file
-    (arch / "notes.txt").write_text("hi")
-    assert archive_directory(arch) is None
-    (local,) = sources_for([str(arch)])
+    # anything else beside them: the archives are still read as archives, the rest as files
+    (arch / "README").write_text("what these archives are")
+    assert archive_directory(arch)[1] is True
+    trec, local = sources_for([str(arch)])
+    assert isinstance(trec, TrecSource) and len(trec.inputs) == 2
     assert isinstance(local, LocalDirSource)
+    docs = list(Pipeline([trec, local]))
+    assert sorted(d.docno or Path(d.source or "").name for d in docs) == sorted(
+        [*(d.docno for d in Pipeline([TrecSource([arch / "b.trec.gz"])])), *(d.docno for d in
+          Pipeline([TrecSource([arch / "sub" / "a.data"])])), "README"]
+    )  # fmt: skip

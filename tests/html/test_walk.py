@@ -642,7 +642,8 @@ def test_stripping_unread_attributes_keeps_the_tree() -> None:
         # The same elements, texts and kept attributes, in the same order.
         want = _tree_items(LexborHTMLParser(data), True)
         assert _tree_items(LexborHTMLParser(stripped), True) == want, html[:80]
-    assert after < 0.8 * before
+    # real pages carry many attributes nobody reads; the hand-made edge pages only a few
+    assert after < (0.8 if DATA.is_dir() else 1.0) * before
     strip = walk.strip_attributes
     assert strip(b"<p class=a>x</p>") == b"<p class=a>x</p>"  # nothing to drop: the same bytes
     assert strip(b'<button aria-label="Close"class="c">') == b'<button class="c">'

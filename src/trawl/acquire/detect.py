@@ -22,7 +22,7 @@ from trawl.acquire.localdir import LocalDirSource
 from trawl.acquire.streams import open_input, open_raw
 from trawl.acquire.trec import TrecSource
 from trawl.errors import ConfigError, InputError
-from trawl.pipeline.base import Source
+from trawl.pipeline.base import RunContext, Source
 
 if TYPE_CHECKING:
     from trawl.config import Config
@@ -124,28 +124,53 @@ def _kind_from_name(name: str) -> InputKind:
     return "file"
 
 
-def archive_directory(path: str | PathLike[str]) -> list[tuple[Path, InputKind]] | None:
-    """The archives in a directory of nothing but archives (WARC, ARC, TREC), else ``None``.
+_PACKED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, bzip2, xz, zstd
+
+
+def _could_be_archive(path: Path) -> bool:
+    """A cheap look at a file's first bytes: only a compressed file, or one starting like a WARC,
+    ARC or TREC file, needs the full sniff."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False  # the local reader records why
+    try:
+        head = os.read(fd, 16)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    body = head.removeprefix(_BOM).lstrip(b" \t\r\n\f\v")
+    return head.startswith((*_PACKED, b"WARC/1.", b"filedesc://")) or body[:1] in (b"<", b"")
+
+
+def archive_directory(
+    path: str | PathLike[str], local: Mapping[str, Any] | None = None
+) -> tuple[list[tuple[Path, InputKind]], bool]:
+    """The archives (WARC, ARC, TREC) in a directory, and whether it holds anything else.
 
     ``trawl ingest crawl/`` on a folder of WARC files means "read these archives", not "store
-    each .warc.gz as one opaque document"; a folder with anything else in it is a desktop crawl.
-    Hidden files are ignored, as the local reader ignores them.
+    each .warc.gz as one opaque document", also when a README or a checksum file lies beside
+    them: archives are read by their readers, every other file by the local reader. The walk is
+    the local reader's own (``local``: its options, so hidden files, patterns, symlinks and the
+    excluded output collection count the same way); a file is sniffed fully only when its first
+    bytes could start an archive.
     """
+    walker = LocalDirSource([path], **(local or {}))
     found: list[tuple[Path, InputKind]] = []
-    for root, dirs, files in os.walk(path):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            file = Path(root) / name
+    others = False
+    for file, st in walker.files(RunContext()):  # what it cannot read, the local reader records
+        kind: InputKind = "file"
+        if stat.S_ISREG(st.st_mode) and _could_be_archive(file):
             try:
                 kind = sniff_input(file)
             except InputError:
-                return None  # unreadable: let the local reader record it as a drop
-            if kind not in ("warc", "arc", "trec"):
-                return None
+                kind = "file"  # unreadable: let the local reader record it as a drop
+        if kind in ("warc", "arc", "trec"):
             found.append((file, kind))
-    return found or None
+        else:
+            others = True
+    return found, others
 
 
 def _build(family: str, paths: list[str | PathLike[str]], options: Mapping[str, Any]) -> Source:
@@ -212,19 +237,28 @@ def sources_for(
             raise ConfigError(f"no reader called {family!r}; options are for 'warc', 'trec' or 'local'")
         merged[family].update(extra)
     groups: list[tuple[str, list[str | PathLike[str]]]] = []
+    left: dict[int, list[Path]] = {}  # by group: a folder's archives, which its local reader leaves
 
     def add(family: str, path: str | PathLike[str]) -> None:
-        if groups and groups[-1][0] == family:
+        if groups and groups[-1][0] == family and len(groups) - 1 not in left:
             groups[-1][1].append(path)
         else:
             groups.append((family, [path]))
 
     for path in paths:
         kind = sniff_input(path)
-        archives = archive_directory(path) if kind == "directory" else None
-        if archives is None:
+        if kind != "directory":
             add(_FAMILY[kind], path)
             continue
+        archives, others = archive_directory(path, merged["local"])
         for archive, archive_kind in archives:
             add(_FAMILY[archive_kind], archive)
-    return [_build(family, group, merged[family]) for family, group in groups]
+        if not archives:
+            add("local", path)
+        elif others:  # the rest of the folder: a desktop crawl that leaves the archives alone
+            groups.append(("local", [path]))
+            left[len(groups) - 1] = [a for a, _ in archives]
+    return [
+        _build(family, group, {**merged[family], **({"archive_paths": left[i]} if i in left else {})})
+        for i, (family, group) in enumerate(groups)
+    ]

@@ -130,8 +130,16 @@ class LocalDirSource(Source):
     Neither applies to a root named explicitly. With ``skip_hidden``, names starting with ``.``
     below a root are skipped.
 
+    Nothing outside the roots is read unless ``follow_symlinks``: a symlink to a directory is not
+    entered and a symlink to a file outside every root is not read (a link to a file inside one
+    is, as that file). ``exclude_paths`` (the collection being written, when it lies inside a
+    root) are never walked; ``archive_paths`` are left to the archive readers (WARC, ARC, TREC
+    files found in a folder: :func:`~trawl.acquire.detect.sources_for`).
+
     Counters: ``read/files``, ``read/records``, ``read/bytes``, ``read/skipped/hidden``,
-    ``read/skipped/excluded``, ``read/skipped/symlink-dir`` (a directory symlink not followed).
+    ``read/skipped/excluded``, ``read/skipped/symlink-dir`` (a directory symlink not followed),
+    ``read/skipped/symlink-outside`` (a file symlink leading out of the roots),
+    ``read/skipped/output`` (the collection itself), ``read/archives`` (left to their readers).
     Drops: ``local/unreadable``, ``local/broken-symlink``, ``local/symlink-loop``,
     ``local/too-large`` (never read) and ``local/not-regular`` (sockets, FIFOs, devices: never
     opened).
@@ -148,6 +156,8 @@ class LocalDirSource(Source):
         follow_symlinks: bool = False,
         max_file_bytes: int = 100 << 20,
         skip_hidden: bool = True,
+        exclude_paths: Sequence[str | PathLike[str]] = (),
+        archive_paths: Sequence[str | PathLike[str]] = (),
     ) -> None:
         if max_file_bytes <= 0:
             raise ConfigError(f"LocalDirSource: max_file_bytes must be positive, not {max_file_bytes}")
@@ -159,6 +169,9 @@ class LocalDirSource(Source):
         self.follow_symlinks = follow_symlinks
         self.max_file_bytes = max_file_bytes
         self.skip_hidden = skip_hidden
+        self.exclude_paths = frozenset(os.path.realpath(p) for p in exclude_paths)
+        self.archive_paths = frozenset(os.path.realpath(p) for p in archive_paths)
+        self._real_roots = [os.path.realpath(root) for root in self.roots]
         self._rank, self._world, self._seen = 0, 1, 0
 
     # -- the walk ---------------------------------------------------------------------------------
@@ -171,16 +184,33 @@ class LocalDirSource(Source):
         and only those (the others are not opened)."""
         check_shard(rank, world_size)
         self._rank, self._world, self._seen = rank, world_size, 0
+        for path, st in self.files(ctx):
+            if os.path.realpath(path) in self.archive_paths:
+                ctx.stats.inc("read/archives")
+                continue
+            if self._mine():
+                doc = self._read_file(ctx, path, st)
+                if doc is not None:
+                    yield doc
+
+    def files(self, ctx: RunContext) -> Iterator[tuple[Path, os.stat_result]]:
+        """Every file the walk reaches, ``(path, stat)``, in order, after the filters (hidden,
+        include/exclude, symlinks, the excluded paths); what cannot be listed or stat-ed is
+        recorded in ``ctx`` as the reading does."""
         for root in self.roots:
             st = self._stat(ctx, root)
             if st is None:
                 continue
-            if stat.S_ISDIR(st.st_mode):
+            if os.path.realpath(root) in self.exclude_paths:
+                ctx.stats.inc("read/skipped/output")
+            elif stat.S_ISDIR(st.st_mode):
                 yield from self._walk(ctx, root, st)
-            elif self._mine():
-                doc = self._read_file(ctx, root, st)
-                if doc is not None:
-                    yield doc
+            else:
+                yield root, st
+
+    def _inside_roots(self, path: Path) -> bool:
+        real = os.path.realpath(path)
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self._real_roots)
 
     def _mine(self) -> bool:
         """Whether the next file of the walk is this task's."""
@@ -188,7 +218,9 @@ class LocalDirSource(Source):
         self._seen += 1
         return index % self._world == self._rank
 
-    def _walk(self, ctx: RunContext, root: Path, root_st: os.stat_result) -> Iterator[Document]:
+    def _walk(
+        self, ctx: RunContext, root: Path, root_st: os.stat_result
+    ) -> Iterator[tuple[Path, os.stat_result]]:
         """Depth-first, sorted, iterative (a deep tree must not hit the recursion limit)."""
         first = self._list(ctx, root)
         if first is None:
@@ -216,6 +248,9 @@ class LocalDirSource(Source):
             st = self._stat(ctx, path)
             if st is None:
                 continue
+            if self.exclude_paths and os.path.realpath(path) in self.exclude_paths:
+                ctx.stats.inc("read/skipped/output")
+                continue
             if stat.S_ISDIR(st.st_mode):
                 if is_link and not self.follow_symlinks:
                     ctx.stats.inc("read/skipped/symlink-dir")
@@ -237,11 +272,10 @@ class LocalDirSource(Source):
             if not self._matches(self.include, entry.name, rel):
                 ctx.stats.inc("read/skipped/excluded")
                 continue
-            if not self._mine():
+            if is_link and not self.follow_symlinks and not self._inside_roots(path):
+                ctx.stats.inc("read/skipped/symlink-outside")
                 continue
-            doc = self._read_file(ctx, path, st)
-            if doc is not None:
-                yield doc
+            yield path, st
 
     @staticmethod
     def _matches(patterns: Sequence[str], name: str, rel: str) -> bool:

@@ -33,9 +33,13 @@ class IngestResult:
     seconds: float
 
 
-def build_sources(inputs: Sequence[str | Path], config: Config) -> list[Source]:
-    """The sources for ``inputs``, by sniffing each one (never by its extension)."""
-    return sources_for([str(p) for p in inputs], config=config)
+def build_sources(
+    inputs: Sequence[str | Path], config: Config, *, output: Path | None = None
+) -> list[Source]:
+    """The sources for ``inputs``, by sniffing each one (never by its extension); ``output``, the
+    collection being written, is never read, also when it lies inside an input folder."""
+    options = {"local": {"exclude_paths": [output]}} if output is not None else None
+    return sources_for([str(p) for p in inputs], config=config, options=options)
 
 
 def ingest(
@@ -48,7 +52,7 @@ def ingest(
     run, ctx = collection.new_run()
     config = collection.config
     steps: list[Step] = [StepWorkers(config, config.ingest.workers), collection.writer()]
-    pipeline = Pipeline(build_sources(inputs, collection.config), steps, ctx)
+    pipeline = Pipeline(build_sources(inputs, collection.config, output=collection.path), steps, ctx)
     t0 = time.perf_counter()
     try:
         for doc in pipeline:
