@@ -97,3 +97,21 @@ def test_a_link_to_a_folder_outside_is_entered_only_when_asked(tmp_path: Path, f
     assert main([*args, "--set", f"local.follow_symlinks={str(follow).lower()}"]) == 0
     names = sorted(u.rsplit("/", 1)[-1] for u in _urls(tmp_path / "c"))
     assert names == (["far.txt", "near.txt"] if follow else ["near.txt"])
+
+
+def test_a_corrupt_gzip_warc_is_a_counted_drop_with_its_reason(tmp_path: Path) -> None:
+    good = _response("http://example.org/a", b"<title>A</title><p>page a")
+    broken = bytearray(good)
+    broken[12] ^= 0xFF  # the deflate stream damaged from its first block: nothing decompresses
+    broken[13] ^= 0x55
+    (tmp_path / "corrupt.warc.gz").write_bytes(bytes(broken))
+    assert (
+        main(["ingest", str(tmp_path / "corrupt.warc.gz"), "-o", str(tmp_path / "c"), "--no-progress"]) == 0
+    )
+    counters = _counters(tmp_path / "c")
+    assert counters.get("store/records", 0) == 0  # not stored as one opaque file
+    drops = [
+        json.loads(line)
+        for line in next((tmp_path / "c" / "stats").glob("*.drops.jsonl")).read_text().splitlines()
+    ]
+    assert [d["reason"] for d in drops] == ["warc/truncated-gzip"] and "broken" in drops[0]["message"]

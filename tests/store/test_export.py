@@ -261,3 +261,50 @@ def test_output_to_a_missing_folder_or_a_folder_is_one_line(
     assert main(["export", str(tmp_path / "c"), "-f", "jsonl", "-o", str(folder)]) == 1
     assert "is a directory" in capsys.readouterr().err
     assert list(folder.iterdir()) == [] and not list(tmp_path.glob("*.tmp"))
+
+
+def test_reingesting_a_warc_export_resolves_its_revisits(tmp_path: Path) -> None:
+    docs = _recaptured(tmp_path / "c")
+    # and a copy of the first edition under another URL: an identical payload, stored as a revisit
+    copy = Document(url="http://aaa.example.org/mirror", fetched_at=T0, status=200, raw=docs[0].raw)
+    with Collection.open(tmp_path / "c") as coll:
+        Pipeline([Docs([copy])], [coll.writer()]).run()
+    warc = tmp_path / "out.warc.gz"
+    assert main(["export", str(tmp_path / "c"), "-f", "warc", "-o", str(warc)]) == 0
+    assert main(["ingest", str(warc), "-o", str(tmp_path / "again"), "--no-progress"]) == 0
+    with Collection.open(tmp_path / "again") as coll:
+        captures = list(coll.captures())
+        assert len(captures) == 5
+        for record in captures:  # every capture, revisits included, has its page and its text
+            assert coll.read(record).raw, record.url
+            assert record.text, record.url
+        mirror = coll.find("http://aaa.example.org/mirror")
+        assert coll.read(mirror).raw == docs[0].raw and "first edition" in mirror.text
+        counters = next(iter(s for _, s in coll.runs())).counters
+    assert counters["read/revisits/resolved"] == 2 and "read/revisits/unresolved" not in counters
+
+
+def test_a_revisit_whose_original_is_elsewhere_says_so(tmp_path: Path) -> None:
+    from trawl.acquire.warc import WarcSource
+    from trawl.store.warcfile import WarcFileWriter
+
+    original = Document(
+        url="http://x.example/", fetched_at=T0, status=200, raw=b"<p>payload", record_id="<urn:uuid:1>"
+    )
+    revisit = Document(
+        url="http://x.example/",
+        fetched_at=T0 + timedelta(days=1),
+        status=200,
+        record_type="revisit",
+        raw=b"",
+        warc_headers=[("WARC-Refers-To", "<urn:uuid:elsewhere>")],
+    )
+    with WarcFileWriter(tmp_path / "w", prefix="t", codec="gzip") as writer:
+        writer.write(original)
+        writer.write(revisit)
+        files = writer.files
+    ctx = RunContext()
+    got = list(WarcSource([tmp_path / "w" / files[0]]).read(ctx))
+    assert [d.record_type for d in got] == ["response", "revisit"]
+    assert got[1].raw == b"" and any("not earlier in this input" in e for e in got[1].errors)
+    assert ctx.stats["read/revisits/unresolved"] == 1

@@ -110,7 +110,13 @@ def sniff_input(path: str | PathLike[str]) -> InputKind:
         # No bytes to sniff: the name is the only evidence, so that an empty crawl.warc.gz is
         # reported by the WARC reader as warc/empty-file rather than stored as an empty document.
         return _kind_from_name(p.name)
-    return kind_of(_head(p))
+    head = _head(p)
+    if not head:
+        # Compressed, but nothing decompresses (a corrupt gzip): the name is the only evidence,
+        # so that a damaged crawl.warc.gz reaches the WARC reader, which says what is wrong with
+        # it, instead of being stored as one opaque file.
+        return _kind_from_name(p.name)
+    return kind_of(head)
 
 
 def _kind_from_name(name: str) -> InputKind:

@@ -37,6 +37,7 @@ import re
 import zlib
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Final, Protocol
 
 from trawl.acquire.streams import Compression, InputLike, detect_compression, input_name, open_raw
@@ -737,6 +738,50 @@ class _Framer:
         return fields
 
 
+#: the fields that make a record a revisit (and its payload digest, the original's)
+_REVISIT_ONLY: Final = frozenset(
+    {"warc-refers-to", "warc-refers-to-target-uri", "warc-refers-to-date", "warc-profile", "warc-type"}
+)
+
+
+def _resolve_revisit(doc: Document, originals: dict[str, str], path: str | None, ctx: RunContext) -> None:
+    """Give a revisit record its original's payload when the original is in the same file.
+
+    A revisit (an unchanged page, or an identical payload stored once) carries no payload; its
+    ``WARC-Refers-To`` names the record that has it. When that record came earlier from the same
+    file, it is read again (one seek, :func:`~trawl.store.warcfile.read_record_at`) and its
+    payload, status and HTTP headers (when the revisit has none) become the revisit's, so the
+    page is converted and stored like any other (``read/revisits/resolved``). Otherwise the
+    revisit stays empty and says why (``read/revisits/unresolved``).
+    """
+    refers = next((v for k, v in doc.warc_headers if k.lower() == "warc-refers-to"), None)
+    where = originals.get(refers or "") if refers else None
+    if where is None or path is None:
+        ctx.stats.inc("read/revisits/unresolved")
+        why = "names no record" if not refers else f"refers to {refers}, which is not earlier in this input"
+        doc.error(_STAGE, f"revisit without its payload: it {why}")
+        return
+    from trawl.store.warcfile import read_record_at  # noqa: PLC0415 - only for revisits
+
+    try:
+        original = read_record_at(Path(path), int(where.rsplit("@", 1)[1]))
+    except Exception as exc:  # a whole-file compressed input has no record offsets to seek to
+        ctx.stats.inc("read/revisits/unresolved")
+        doc.error(_STAGE, f"revisit of {refers}: its original could not be read again ({exc})")
+        return
+    # the capture it stands for: the original's payload under the revisit's own URL, time and
+    # record id; a collection writer stores it again as a revisit of whatever it has stored
+    doc.raw = original.raw
+    doc.record_type = original.record_type
+    if not doc.http_headers:
+        doc.http_headers = original.http_headers
+    if doc.status is None:
+        doc.status = original.status
+    doc.warc_headers = [(k, v) for k, v in doc.warc_headers if k.lower() not in _REVISIT_ONLY]
+    doc.metadata["revisit_of"] = {"record_id": refers, "source": where}
+    ctx.stats.inc("read/revisits/resolved")
+
+
 class WarcSource(InputsSource):
     """Documents from WARC/ARC files, paths or binary streams, gzip/bzip2/xz/zstd or plain.
 
@@ -784,8 +829,15 @@ class WarcSource(InputsSource):
         except InputError as exc:
             ctx.drop(_STAGE, "warc/unreadable", str(exc), source=name)
             return
+        path = os.fspath(src) if opened and isinstance(src, str | os.PathLike) else None
+        originals: dict[str, str] = {}  # WARC-Record-ID → "name@offset", to resolve revisits
         try:
-            yield from self._read_stream(raw, name, ctx)
+            for doc in self._read_stream(raw, name, ctx):
+                if doc.record_type == "revisit" and not doc.raw:
+                    _resolve_revisit(doc, originals, path, ctx)
+                elif doc.record_id and doc.raw and doc.source:
+                    originals[doc.record_id] = doc.source
+                yield doc
         except OSError as exc:  # an I/O error mid-file: what was read stays read
             ctx.drop(_STAGE, "warc/unreadable", f"cannot read {name!r}: {exc.strerror or exc}", source=name)
         finally:

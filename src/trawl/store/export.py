@@ -17,7 +17,7 @@ record, not the export).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -222,9 +222,9 @@ def export_jsonl(collection: Collection, path: Path) -> dict[str, int]:
 
 
 def _readable(
-    collection: Collection, counts: dict[str, int], errors: list[str]
+    records: Iterable[StoredRecord], collection: Collection, counts: dict[str, int], errors: list[str]
 ) -> Iterator[tuple[StoredRecord, Any]]:
-    for record in collection.captures():
+    for record in records:
         try:
             yield record, collection.read(record)
         except TrawlError as exc:  # a corrupt or missing WARC member: that record only
@@ -246,7 +246,7 @@ def export_trec(collection: Collection, path: Path) -> dict[str, int]:
         path.unlink()
     seen: set[str] = set()
     with TrecWebWriter(path) as writer:
-        for record, doc in _readable(collection, counts, errors):
+        for record, doc in _readable(collection.captures(), collection, counts, errors):
             docno = record.capture.get("docno") or f"trawl-{url_hash(record.url)}"
             if docno in seen:  # a later capture of the same URL: its DOCNO names its time too
                 when = str(record.capture.get("fetched_at") or "")
@@ -266,7 +266,8 @@ def export_trec(collection: Collection, path: Path) -> dict[str, int]:
 
 
 def export_warc(collection: Collection, path: Path) -> dict[str, int]:
-    """Every record as standard WARC/1.1, one gzip member per record, in one file at ``path``.
+    """Every record as standard WARC/1.1, one gzip member per record, in one file at ``path``:
+    the records with a payload in SURT order, then the revisits (so each original comes first).
 
     What any WARC tool reads, whatever the collection's own codec (a ``zstd`` collection's frames
     need trawl, for their sites' references). A record that cannot be read is skipped and counted.
@@ -282,9 +283,13 @@ def export_warc(collection: Collection, path: Path) -> dict[str, int]:
     shutil.rmtree(tmpdir, ignore_errors=True)
     try:
         with WarcFileWriter(tmpdir, prefix="export", max_bytes=1 << 62, codec="gzip") as writer:
-            for _, doc in _readable(collection, counts, errors):
-                writer.write(doc)
-                counts["records"] += 1
+            # every original before the revisits that refer to it: first the captures with their
+            # payload, then the revisits, so a reader of the file finds each original first
+            for revisits in (False, True):
+                wanted = (r for r in collection.captures() if (r.revisit_of is not None) is revisits)
+                for _, doc in _readable(wanted, collection, counts, errors):
+                    writer.write(doc)
+                    counts["records"] += 1
             files = writer.files
         if files:
             os.replace(tmpdir / files[0], path)
