@@ -68,3 +68,36 @@ def test_writing_an_older_version_keeps_the_newest(tmp_path: Path) -> None:
         t.put_row("r", {"fetch": {"x": "old"}}, ts=100)  # back-filled: beyond the policy at once
         assert t.versions_of("r", "fetch", "x") == [(300, "new"), (200, "mid")]
         assert t.get_row("r") == {"fetch": {"x": "new"}}
+
+
+def test_a_put_reads_only_the_cells_it_touches(tmp_path: Path) -> None:
+    """A page with thousands of incoming anchors is not scanned whole for each new one, and the
+    version policy still holds for the cells written."""
+    from trawl.store.table import Mutation
+
+    with Table(tmp_path / "t", versions={"anchor": 1, "fetch": 2}) as t:
+        t.put_row("home", {"anchor": {f"http://a/{i}": f"home {i}" for i in range(3000)}}, ts=1)
+        t.put_row("home", {"fetch": {"capture": {"v": 1}}}, ts=1)
+        read: list[bytes] = []
+        scan = t._scan
+
+        def counting(prefix: bytes, start: bytes | None = None):  # type: ignore[no-untyped-def]
+            for key, it in scan(prefix, start):
+                read.append(key)
+                yield key, it
+
+        t._scan = counting  # type: ignore[method-assign]
+        t.write(
+            [
+                Mutation(
+                    "home", 2, put={"anchor": {"http://a/7": "home again"}, "fetch": {"capture": {"v": 2}}}
+                )
+            ]
+        )
+        t.write([Mutation("home", 3, put={"fetch": {"capture": {"v": 3}}})])
+        assert len(read) <= 4, len(read)
+        t._scan = scan  # type: ignore[method-assign]
+        assert t.get_cell("home", "anchor", "http://a/7") == "home again"
+        assert [v for _, v in t.versions_of("home", "anchor", "http://a/7")] == ["home again"]  # 1 kept
+        assert [v["v"] for _, v in t.versions_of("home", "fetch", "capture")] == [3, 2]  # 2 kept
+        assert t.get_cell("home", "anchor", "http://a/8") == "home 8"

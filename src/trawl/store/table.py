@@ -458,7 +458,8 @@ class Table(RowStore):
             batch = WriteBatch(raw_mode=True)
             seen: set[str] = set()
             known: list[Any] = [True] * len(mutations)
-            if self._markers and len(mutations) > 1:  # one multi-get for every row's marker
+            if self._markers and len(mutations) > 1 and any(m.put for m in mutations):
+                # one multi-get for every row's marker
                 known = list(cast(Iterable[Any], self._db.get([b"x" + _enc(m.row) for m in mutations])))
             for m, marker in zip(mutations, known, strict=True):
                 new = marker is None
@@ -541,6 +542,13 @@ class Table(RowStore):
 
         ``new``: the caller already found the row's marker absent.
         """
+        if not put and not delete:  # postings only (a tablet table's meta half): nothing to read
+            erow = _enc(row)
+            for index, terms in (postings or {}).items():
+                ikey = b"p" + _enc(index) + _SEP
+                for term in terms:
+                    batch.put(ikey + _enc(term) + _SEP + erow, b"")
+            return
         rkey = b"r" + _enc(row) + _SEP
         tsb = _ts_bytes(ts)
         if put and not delete and self._markers:
@@ -584,14 +592,19 @@ class Table(RowStore):
         if not known and (keep or gone_cells or gone_families):
             batch.put(marker, b"")  # a new row: nothing to drop, no scan (the blind write)
         elif keep or gone_cells or gone_families:
-            for key, _ in self._scan(rkey):
-                cell = key[:-8]
-                if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
-                    if cell not in keep or key[-8:] != tsb:
-                        batch.delete(key)
-                    continue
-                if cell in keep and key[-8:] != tsb:
-                    existing.setdefault(cell, []).append(key[-8:])
+            # only the cells and families touched are read (one seek each), never the whole row:
+            # a page with thousands of incoming anchors must not be scanned for every new one
+            for prefix in sorted(gone_families | {c for c in gone_cells | keep.keys() if not any(
+                c.startswith(f) for f in gone_families
+            )}):  # fmt: skip
+                for key, _ in self._scan(prefix):
+                    cell = key[:-8]
+                    if cell in gone_cells or any(cell.startswith(f) for f in gone_families):
+                        if cell not in keep or key[-8:] != tsb:
+                            batch.delete(key)
+                        continue
+                    if cell in keep and key[-8:] != tsb:
+                        existing.setdefault(cell, []).append(key[-8:])
         for cell, stamps in existing.items():
             policy = keep[cell]
             # inverted timestamps: ascending bytes = newest first; keep the newest `versions`
