@@ -95,7 +95,7 @@ def encrypted_pdf() -> bytes:
         (declared_huge, "huge.docx", "zip-bomb"),
         (docx_with_xml_bomb, "laughs.docx", "xml-dtd"),
         (lambda: BILLION_LAUGHS, "laughs.rss", "xml-entities"),
-        (lambda: EXTERNAL_ENTITY, "external.atom", "xml-entities"),
+        (lambda: EXTERNAL_ENTITY, "external.atom", "xml-external-entity"),
         (lambda: b"%PDF-1.4\n" + bytes(range(256)) * 40, "garbage.pdf", "pdf-malformed"),
         (encrypted_pdf, "locked.pdf", "pdf-encrypted"),
         (lambda: b"{\\rtf1 " + b"{" * 2000 + b"deep" + b"}" * 2000 + b"}", "deep.rtf", "rtf-too-deep"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import zipfile
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -96,12 +97,25 @@ def test_truncated_zip_is_marked() -> None:
 def test_safe_xml() -> None:
     assert parse_xml(b"<a>caf&#233; &amp; t\xc3\xa9</a>").text == "café & té"
     assert parse_xml('<?xml version="1.0" encoding="iso-8859-1"?><a>é</a>').text == "é"
-    with pytest.raises(UnsafeXml) as info:
-        parse_xml(b'<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>')
-    assert info.value.reason == "xml-entities"
-    utf16 = '<?xml version="1.0" encoding="utf-16"?><!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>'.encode("utf-16")
+    # harmless declarations, as real feeds and XHTML files have them: a short internal entity,
+    # a parameter entity naming an external module (never loaded)
+    assert parse_xml(b'<!DOCTYPE a [<!ENTITY copy "(c) ACME">]><a>&copy; 2024</a>').text == "(c) ACME 2024"
+    lat1 = b'<!DOCTYPE a [<!ENTITY % HTMLlat1 PUBLIC "-//W3C//ENTITIES Latin 1//EN" "x.ent"> %HTMLlat1;]>'
+    assert parse_xml(lat1 + b"<a>plain</a>").text == "plain"
+    # what attacks need: nesting, long values, external general entities, odd shapes
+    for decl, reason in [
+        (b'<!ENTITY y "yy"><!ENTITY x "&y;&y;">', "xml-entities"),
+        (b'<!ENTITY x "' + b"y" * 300 + b'">', "xml-entities"),
+        (b'<!ENTITY % p "<!ENTITY x \'y\'>"> %p;', "xml-entities"),
+        (b'<!ENTITY x SYSTEM "file:///etc/passwd">', "xml-external-entity"),
+        (b"<!ENTITY x>", "xml-entities"),
+    ]:
+        with pytest.raises(UnsafeXml) as info:
+            parse_xml(b"<!DOCTYPE a [" + decl + b"]><a>&x;</a>")
+        assert info.value.reason == reason, decl
+    nested = '<!DOCTYPE a [<!ENTITY y "yy"><!ENTITY x "&y;&y;">]><a>&x;</a>'
     with pytest.raises(UnsafeXml):
-        parse_xml(utf16)  # NUL bytes hide nothing
+        parse_xml(('<?xml version="1.0" encoding="utf-16"?>' + nested).encode("utf-16"))  # NULs hide nothing
     with pytest.raises(UnsafeXml) as info:
         parse_xml(b'<!DOCTYPE a SYSTEM "http://x/a.dtd"><a/>', forbid_dtd=True)
     assert info.value.reason == "xml-dtd"
@@ -219,3 +233,33 @@ def test_garbled_text_layers_are_recognised() -> None:
     assert not garbled("An ordinary page of text with one odd \ufffd character in it.")
     assert not garbled("\ue001")  # too short to judge
     assert clean_page_text("a\x03b\x1fc\td") == "abc d"
+
+
+def test_a_feed_cut_short_keeps_its_complete_items() -> None:
+    from trawl.convert.base import ConvertOptions
+    from trawl.convert.feeds import convert_feed
+
+    feed = (
+        b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY % HTMLlat1 PUBLIC "-//W3C//ENTITIES Latin 1//EN"'
+        b' "lat1.ent">]><rss version="2.0"><channel><title>News</title>'
+        b"<item><title>First story</title><link>http://x/1</link></item>"
+        b"<item><title>Second story</title><link>http://x/2</link></item>"
+        b"<item><title>Third st"
+    )
+    out = convert_feed(feed, ConvertOptions(url="http://x/feed"))
+    assert [i["title"] for i in out.metadata["items"]] == ["First story", "Second story"]
+    assert out.metadata["truncated"] and out.counts["convert/xml-partial"] == 1
+    assert "cut short" in out.warnings[0] and "Second story" in out.text
+
+
+def test_text_is_cut_at_a_line_end_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from trawl.cli.main import main
+
+    page = tmp_path / "long.txt"
+    page.write_text("".join(f"line {i} of a long text with several words\n" for i in range(400)))
+    assert main(["convert", "--json", "--no-isolate", "--set", "html.max_chars=1000", str(page)]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["truncated"] is True and row["metadata"]["truncated"] is True
+    assert len(row["text"]) <= 1000 and row["text"].endswith("words")  # a whole line, not mid-word

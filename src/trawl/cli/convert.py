@@ -79,6 +79,8 @@ def convert_file(
     identity = identify(body, content_type, name)
     row["bytes"] = Path(path).stat().st_size
     row.update(identity.as_dict())
+    # a ZIP without its directory, or a text cut at the size limit
+    row["truncated"] = bool(identity.truncated or doc.metadata.get("truncated"))
     dropped = doc.dropped if not outcome.kept else None
     message = ""
     for entry in outcome.audit:

@@ -15,7 +15,7 @@ from typing import Any
 
 from trawl.errors import FormatError
 
-__all__ = ["ConversionError", "ConvertOptions", "Converted", "collapse", "join_lines"]
+__all__ = ["ConversionError", "ConvertOptions", "Converted", "collapse", "cut_text", "join_lines"]
 
 
 class ConversionError(FormatError):
@@ -66,6 +66,23 @@ class Converted:
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
+
+
+#: How far back from the limit a cut looks for the end of a word (or better, of a line).
+_CUT_WINDOW = 2000
+
+
+def cut_text(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``limit`` characters at the end of a line or, failing that, of a
+    word within the last :data:`_CUT_WINDOW` characters (mid-word only when there is none), and
+    whether it was cut."""
+    if len(text) <= limit:
+        return text, False
+    window = max(0, limit - _CUT_WINDOW)
+    at = text.rfind("\n", window, limit + 1)
+    if at <= window:
+        at = max(text.rfind(" ", window, limit + 1), text.rfind("\t", window, limit + 1))
+    return (text[:at] if at > window else text[:limit]).rstrip(), True
 
 
 def collapse(text: str) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse
-from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse, cut_text
+from trawl.convert.xmlsafe import XmlError, local_name, parse_xml_partial
 from trawl.html.page import read_page, resolve_link
 
 __all__ = ["MAX_ITEMS", "convert_feed", "convert_xml"]
@@ -27,11 +27,24 @@ MAX_ITEMS = 1000
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 
-def _parse(data: bytes | str) -> ET.Element:
+def _parse(data: bytes | str) -> tuple[ET.Element, set[int], XmlError | None]:
+    """The root, the elements closed and the error of a feed or XML file cut short or broken
+    part way (what parsed before the break is kept); a refusal or no element at all raises."""
     try:
-        return parse_xml(data)
+        return parse_xml_partial(data)
     except XmlError as exc:
         raise ConversionError(str(exc), exc.reason) from exc
+
+
+def _cut_short(out: Converted, error: XmlError | None, what: str) -> Converted:
+    """``out``, marked as cut short when parsing broke; a break before any text is a refusal."""
+    if error is not None and not out.text.strip():
+        raise ConversionError(str(error), error.reason)
+    if error is not None:
+        out.warnings.append(f"{what} cut short or broken ({error}); kept what parsed before it")
+        out.count("convert/xml-partial")
+        out.metadata["truncated"] = True
+    return out
 
 
 def _child(el: ET.Element, *names: str) -> ET.Element | None:
@@ -82,8 +95,9 @@ def _link_of(item: ET.Element, base: str) -> str:
 
 
 def convert_feed(data: bytes | str, options: ConvertOptions) -> Converted:
-    """An RSS or Atom feed as one document (see the module docstring)."""
-    root = _parse(data)
+    """An RSS or Atom feed as one document (see the module docstring); a feed cut short keeps
+    the items that were complete."""
+    root, closed, error = _parse(data)
     kind = local_name(root.tag).lower()
     if kind == "rss":
         channel = _child(root, "channel")
@@ -122,6 +136,8 @@ def convert_feed(data: bytes | str, options: ConvertOptions) -> Converted:
     headings: list[dict[str, Any]] = []
     listed: list[dict[str, Any]] = []
     links: list[tuple[str, str]] = []
+    if error is not None:
+        items = [item for item in items if id(item) in closed]
     for item in items:
         item_title = _text_of(_child(item, "title"))
         link = _link_of(item, url)
@@ -142,12 +158,13 @@ def convert_feed(data: bytes | str, options: ConvertOptions) -> Converted:
     meta["items"] = listed
     if headings:
         meta["headings"] = headings[:100]
-    return Converted(text="\n".join(lines), title=title, metadata=meta, links=links)
+    out = Converted(text="\n".join(lines), title=title, metadata=meta, links=links)
+    return _cut_short(out, error, "the feed")
 
 
 def convert_xml(data: bytes | str, options: ConvertOptions) -> Converted:
     """Other XML: its character data, one line per element that holds text (module docstring)."""
-    root = _parse(data)
+    root, _, error = _parse(data)
     lines: list[str] = []
     total = 0
     for el in root.iter():
@@ -163,6 +180,7 @@ def convert_xml(data: bytes | str, options: ConvertOptions) -> Converted:
     if lang:
         meta["lang"] = lang
     title_el = next((el for el in root.iter() if local_name(el.tag).lower() == "title"), None)
-    return Converted(
-        text="\n".join(lines)[: options.max_chars], title=_text_of(title_el)[:1000], metadata=meta
-    )
+    text, capped = cut_text("\n".join(lines), options.max_chars)
+    if capped:
+        meta["truncated"] = True
+    return _cut_short(Converted(text=text, title=_text_of(title_el)[:1000], metadata=meta), error, "the XML")

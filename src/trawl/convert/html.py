@@ -47,6 +47,7 @@ class HtmlConverter(Step):
         if len(markup) > self.max_chars:  # read_page cuts it there (its cutoff: "size")
             doc.error(self.name, f"page of {len(markup)} characters cut at html.max_chars = {self.max_chars}")
             self.count("html/capped")
+            doc.metadata["truncated"] = True
         page = read_page(markup, doc.url, max_chars=self.max_chars, max_links=self.max_links)
         if page.cutoff in ("depth", "attributes"):
             doc.error(self.name, f"markup flattened before parsing ({page.cutoff}; see trawl.html.nesting)")

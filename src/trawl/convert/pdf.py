@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
 from trawl.errors import MissingDependency
 
 __all__ = [
@@ -139,9 +139,10 @@ def _finish(
     if read and scanned * 2 >= read and scanned:
         out.needs_ocr = True
         out.count("pdf/needs-ocr")
-    if len(out.text) > options.max_chars:
-        out.text = out.text[: options.max_chars]
+    out.text, capped = cut_text(out.text, options.max_chars)
+    if capped:
         out.count("convert/capped")
+        meta["truncated"] = True
     title = meta.get("title")
     out.title = title if isinstance(title, str) else ""
     return out

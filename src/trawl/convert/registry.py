@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 from typing import Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
 from trawl.convert.meta import check_metadata
@@ -68,8 +68,11 @@ def convert_html(data: bytes | str, options: ConvertOptions) -> Converted:
 def convert_text(data: bytes | str, options: ConvertOptions) -> Converted:
     """Plain text: line ends normalised, first non-empty line as the title."""
     text = data if isinstance(data, str) else data.decode("utf-8", "replace")
-    text = normalize_text(text[: options.max_chars])
-    return Converted(text=text, title=text_title(text))
+    text, capped = cut_text(normalize_text(text), options.max_chars)
+    out = Converted(text=text, title=text_title(text))
+    if capped:
+        out.metadata["truncated"] = True
+    return out
 
 
 @dataclass(slots=True, frozen=True)
@@ -189,9 +192,10 @@ def convert_bytes(
         result.skipped = True
         result.message = str(exc)
     else:
-        if len(converted.text) > options.max_chars:
-            converted.text = converted.text[: options.max_chars]
+        converted.text, capped = cut_text(converted.text, options.max_chars)
+        if capped:
             converted.count("convert/capped")
+            converted.metadata["truncated"] = True
         claimed_title = converted.metadata.get("title")
         result.meta_flags = check_metadata(converted.metadata)
         if claimed_title and converted.title == claimed_title:

@@ -23,7 +23,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
 
 __all__ = ["MAX_DEPTH", "convert_rtf"]
 
@@ -178,6 +178,8 @@ def convert_rtf(data: bytes, options: ConvertOptions) -> Converted:
             continue
     result.metadata = {k: v for k, v in meta.items() if v}
     result.title = str(result.metadata.get("title", ""))
-    if len(result.text) > options.max_chars:
-        result.text = result.text[: options.max_chars]
+    result.text, capped = cut_text(result.text, options.max_chars)
+    if capped:
+        result.count("convert/capped")
+        result.metadata["truncated"] = True
     return result

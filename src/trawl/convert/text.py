@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from trawl.convert.base import cut_text
 from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
@@ -71,11 +72,12 @@ class TextConverter(Step):
                 self.count(f"convert/skipped/{kind}")
             return doc
         text = decode_document(doc, self)
-        if len(text) > self.max_chars:
-            doc.error(self.name, f"text of {len(text)} characters cut at {self.max_chars}")
+        whole = len(text)
+        text, capped = cut_text(normalize_text(text), self.max_chars)
+        if capped:
+            doc.error(self.name, f"text of {whole} characters cut at {self.max_chars}, at the end of a line")
             self.count("text/capped")
-            text = text[: self.max_chars]
-        text = normalize_text(text)
+            doc.metadata["truncated"] = True
         doc.text = text
         doc.title = text_title(text)
         self.count("convert/text")
