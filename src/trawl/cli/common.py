@@ -22,12 +22,14 @@ from trawl.errors import InputError
 
 __all__ = [
     "add_config_options",
+    "bounded",
     "err_console",
     "human_bytes",
     "out_console",
     "output_file",
     "read_document",
     "read_input_file",
+    "regex",
 ]
 
 #: What a gzipped file is declared as by its name; an unpacked one is declared by nothing.
@@ -159,3 +161,41 @@ def output_file(path: Path) -> Iterator[Path]:
                 shutil.copyfileobj(src, dst)
         return
     yield target
+
+
+def bounded(
+    kind: type[int] | type[float], lo: float | None = None, hi: float | None = None, *, above: bool = False
+) -> Any:
+    """An argparse ``type`` that reads an ``int`` (``1e6`` too) or a ``float`` and checks its
+    range, so that ``--port 99999`` or ``--simhash-k 64`` is one line of usage error, not a
+    traceback later. ``lo``/``hi`` are inclusive; ``above``: the value must be more than ``lo``.
+    """
+    what = "an integer" if kind is int else "a number"
+
+    def parse(text: str) -> int | float:
+        try:
+            number = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if kind is int and not number.is_integer():
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        value = int(number) if kind is int else number
+        if lo is not None and (value <= lo if above else value < lo):
+            raise argparse.ArgumentTypeError(f"{text} must be {'more than' if above else 'at least'} {lo:g}")
+        if hi is not None and value > hi:
+            raise argparse.ArgumentTypeError(f"{text} must be at most {hi:g}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+def regex(text: str) -> str:
+    """An argparse ``type`` for a regular expression: checked now, kept as text."""
+    import re  # noqa: PLC0415
+
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
+    return text

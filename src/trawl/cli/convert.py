@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import add_config_options, read_document
+from trawl.cli.common import add_config_options, bounded, read_document
 from trawl.config import load_config
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT
 from trawl.convert.registry import FormatConverter
@@ -45,7 +45,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--url", metavar="URL", help="the URL the files came from: relative links resolve against it"
     )
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per guarded conversion")
+    p.add_argument(
+        "--timeout",
+        type=bounded(float, 0, above=True),
+        default=DEFAULT_TIMEOUT,
+        help="seconds per guarded conversion",
+    )
     p.add_argument(
         "--max-memory",
         type=int,

@@ -11,7 +11,7 @@ from typing import Any
 from rich.live import Live
 from rich.table import Table as RichTable
 
-from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
+from trawl.cli.common import add_config_options, bounded, err_console, human_bytes, out_console, regex
 from trawl.config import Config, load_config
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
 from trawl.errors import ConfigError
@@ -35,15 +35,29 @@ def register(sub: Any) -> None:
     )
     limits = p.add_argument_group("limits")
     limits.add_argument(
-        "--max-pages", type=int, metavar="N", help="stop after N pages (over all runs of this crawl)"
+        "--max-pages",
+        type=bounded(int, 1),
+        metavar="N",
+        help="stop after N pages (over all runs of this crawl)",
     )
     limits.add_argument(
-        "--max-depth", type=int, metavar="N", help="links followed from a seed (0: seeds only)"
+        "--max-depth", type=bounded(int, 0), metavar="N", help="links followed from a seed (0: seeds only)"
     )
-    limits.add_argument("--max-time", type=float, metavar="SECONDS", help="stop after this long")
-    limits.add_argument("--max-bytes", type=float, metavar="BYTES", help="stop after this many body bytes")
-    limits.add_argument("--max-pages-per-host", type=int, metavar="N", help="trap budget per host (2000)")
-    limits.add_argument("--max-body", type=float, metavar="BYTES", help="body size cap (10 MiB)")
+    limits.add_argument(
+        "--max-time", type=bounded(float, 0, above=True), metavar="SECONDS", help="stop after this long"
+    )
+    limits.add_argument(
+        "--max-bytes",
+        type=bounded(float, 0, above=True),
+        metavar="BYTES",
+        help="stop after this many body bytes",
+    )
+    limits.add_argument(
+        "--max-pages-per-host", type=bounded(int, 1), metavar="N", help="trap budget per host (2000)"
+    )
+    limits.add_argument(
+        "--max-body", type=bounded(float, 0, above=True), metavar="BYTES", help="body size cap (10 MiB)"
+    )
     scope = p.add_argument_group("scope")
     scope.add_argument("--host", action="append", metavar="HOST", help="only these hosts (repeatable)")
     scope.add_argument(
@@ -53,31 +67,37 @@ def register(sub: Any) -> None:
         metavar="DOMAIN",
         help="only these domains and their subdomains",
     )
-    scope.add_argument("--include", action="append", metavar="REGEX", help="only URLs matching one of these")
-    scope.add_argument("--exclude", action="append", metavar="REGEX", help="never URLs matching one of these")
+    scope.add_argument(
+        "--include", action="append", type=regex, metavar="REGEX", help="only URLs matching one of these"
+    )
+    scope.add_argument(
+        "--exclude", action="append", type=regex, metavar="REGEX", help="never URLs matching one of these"
+    )
     pol = p.add_argument_group("politeness and fetching")
-    pol.add_argument("--concurrency", type=int, metavar="N", help="requests in flight overall (64)")
+    pol.add_argument(
+        "--concurrency", type=bounded(int, 1), metavar="N", help="requests in flight overall (64)"
+    )
     pol.add_argument(
         "--delay",
-        type=float,
+        type=bounded(float, 0),
         metavar="SECONDS",
         help="minimum gap between two requests to a host (1.0)",
     )
     pol.add_argument(
         "--delay-factor",
-        type=float,
+        type=bounded(float, 0),
         metavar="K",
         help="gap at least K x the host's response time (2)",
     )
     pol.add_argument(
         "--max-crawl-delay",
-        type=float,
+        type=bounded(float, 0),
         metavar="SECONDS",
         help="cap on robots.txt Crawl-delay (10)",
     )
     pol.add_argument(
         "--timeout",
-        type=float,
+        type=bounded(float, 0, above=True),
         metavar="SECONDS",
         help="read timeout (15; connect 10, total 4x)",
     )

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from rich.table import Table as RichTable
 
-from trawl.cli.common import out_console
+from trawl.cli.common import bounded, out_console
 from trawl.store.collection import Collection, StoredRecord
 
 HELP = "report documents with many decoding errors or mojibake, grouped by host and by encoding"
@@ -34,14 +34,18 @@ def register(sub: Any) -> None:
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument(
         "--min-errors",
-        type=int,
+        type=bounded(int, 1),
         default=10,
         metavar="N",
         help="flag documents with at least N undecodable byte sequences (default 10); "
         "documents with mojibake are always flagged",
     )
     p.add_argument(
-        "--limit", type=int, default=20, metavar="N", help="list at most N flagged documents (default 20)"
+        "--limit",
+        type=bounded(int, 0),
+        default=20,
+        metavar="N",
+        help="list at most N flagged documents (default 20)",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=run)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from trawl.cli.common import add_config_options, out_console
+from trawl.cli.common import add_config_options, bounded, out_console
 from trawl.config import DedupConfig, load_config
 from trawl.dedup.engine import METHODS, DedupOptions
 from trawl.errors import ConfigError
@@ -55,17 +55,25 @@ def register(sub: Any) -> None:
         choices=[m for m in METHODS if m != "exact"] + ["all"],
         help="near-duplicate method (repeatable; default minhash)",
     )
-    p.add_argument("--threshold", type=float, help="Jaccard threshold (default 0.8, dedup.threshold)")
-    p.add_argument("--shingle", type=int, metavar="N", help="words per shingle (default 5, dedup.shingle)")
-    p.add_argument("--simhash-k", type=int, default=None, metavar="K", help="simhash Hamming radius")
+    p.add_argument(
+        "--threshold",
+        type=bounded(float, 0, 1, above=True),
+        help="Jaccard threshold (default 0.8, dedup.threshold)",
+    )
+    p.add_argument(
+        "--shingle", type=bounded(int, 1), metavar="N", help="words per shingle (default 5, dedup.shingle)"
+    )
+    p.add_argument(
+        "--simhash-k", type=bounded(int, 0, 63), default=None, metavar="K", help="simhash Hamming radius"
+    )
     p.add_argument(
         "--modp-p",
-        type=int,
+        type=bounded(int, 1),
         default=None,
         metavar="P",
         help="modp: keep the n-gram hashes ≡ 0 mod P (default 4)",
     )
-    p.add_argument("--limit", type=int, help="search: at most this many results (default 100)")
+    p.add_argument("--limit", type=bounded(int, 1), help="search: at most this many results (default 100)")
     p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
     add_config_options(p)
     p.set_defaults(func=run)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import add_config_options, read_input_file
+from trawl.cli.common import add_config_options, bounded, read_input_file
 from trawl.config import load_config
 from trawl.decode.charset import CharsetDecoder, decode_document
 from trawl.document import Document
@@ -50,10 +50,16 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--plot-format", choices=("png", "svg"), default="png", help="format of --plot files")
     p.add_argument(
-        "--max-chars", type=int, default=DEFAULT_MAX_CHARS, help="cut pages longer than this before parsing"
+        "--max-chars",
+        type=bounded(int, 1),
+        default=DEFAULT_MAX_CHARS,
+        help="cut pages longer than this before parsing",
     )
     p.add_argument(
-        "--time-limit", type=float, default=DEFAULT_TIME_LIMIT, help="seconds a page may take (guard)"
+        "--time-limit",
+        type=bounded(float, 0, above=True),
+        default=DEFAULT_TIME_LIMIT,
+        help="seconds a page may take (guard)",
     )
     add_config_options(p)
     p.set_defaults(func=run)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -92,6 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `trawl get ... | head`: the reader went away, which is fine
         sys.stderr.close()
         return 0
+    except OSError as exc:  # the machine said no: a port in use, a missing or unwritable file
+        if os.environ.get("TRAWL_DEBUG"):
+            raise
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        print(f"trawl: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # a value a library refused; TRAWL_DEBUG=1 shows the traceback
+        if os.environ.get("TRAWL_DEBUG"):
+            raise
+        print(f"trawl: error: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

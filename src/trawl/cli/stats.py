@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from trawl.cli.common import err_console, out_console
+from trawl.cli.common import bounded, err_console, out_console
 from trawl.errors import ConfigError
 from trawl.store.collection import Collection
 from trawl.textstats import DocText, TextStats, collection_documents, file_documents, text_stats
@@ -55,7 +55,9 @@ def register(sub: Any) -> None:
         "r_times_p, df}], zipf, heaps, estimates, anomalies, curves…",
     )
     fmt.add_argument("--csv", action="store_true", help="the top-N table as CSV: " + ",".join(CSV_FIELDS))
-    p.add_argument("--top", type=int, default=50, metavar="N", help="rows in the top table (default 50)")
+    p.add_argument(
+        "--top", type=bounded(int, 1), default=50, metavar="N", help="rows in the top table (default 50)"
+    )
     p.add_argument(
         "--query",
         action="append",
@@ -78,7 +80,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--max-terms",
-        type=int,
+        type=bounded(int, 1),
         default=DEFAULT_MAX_TERMS,
         metavar="N",
         help=f"distinct terms held in memory before spilling to disk (default {DEFAULT_MAX_TERMS:,}; "

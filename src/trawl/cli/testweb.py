@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import out_console
+from trawl.cli.common import bounded, out_console
 from trawl.testweb import ServerThread, TestWeb
 
 HELP = "serve a deterministic generated web of many hosts on loopback, logging every request"
@@ -22,11 +22,11 @@ def register(sub: Any) -> None:
         "Prints the --resolve options that let trawl crawl reach it.",
     )
     p.add_argument("--seed", type=int, default=0, help="the web's seed (0)")
-    p.add_argument("--hosts", type=int, default=100, help="ordinary hosts h0.test … (100)")
-    p.add_argument("--pages", type=int, default=20, help="pages per host (20)")
+    p.add_argument("--hosts", type=bounded(int, 1), default=100, help="ordinary hosts h0.test … (100)")
+    p.add_argument("--pages", type=bounded(int, 2), default=20, help="pages per host (20)")
     p.add_argument("--plain", action="store_true", help="only ordinary hosts (no hostile ones)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="port (0: any free one)")
+    p.add_argument("--port", type=bounded(int, 0, 65535), default=0, help="port (0: any free one)")
     p.add_argument(
         "--prerender",
         action="store_true",
@@ -34,7 +34,10 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--log", type=Path, metavar="FILE", help="append every request to FILE as JSON lines")
     p.add_argument(
-        "--duration", type=float, metavar="SECONDS", help="stop after this long (default: until Ctrl-C)"
+        "--duration",
+        type=bounded(float, 0, above=True),
+        metavar="SECONDS",
+        help="stop after this long (default: until Ctrl-C)",
     )
     p.set_defaults(func=run)
 

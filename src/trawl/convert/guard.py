@@ -19,6 +19,7 @@ sent by reference).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import multiprocessing
 import os
 import signal
@@ -54,32 +55,69 @@ def _limit_memory(max_memory: int) -> None:
         pass
 
 
+#: What a failure says when it was the memory limit (a library that could not map its code, or
+#: could not allocate), however it is raised.
+_OUT_OF_MEMORY = ("failed to map segment", "cannot allocate memory", "memory allocation", "out of memory")
+#: The isolated converters' modules, imported before the memory limit so that the limit bounds
+#: the conversion, not the loading of the libraries (their absence is the converter's to report).
+_PRELOAD = ("trawl.convert.pdf", "trawl.convert.office", "trawl.convert.registry")
+
+
+def _out_of_memory(exc: BaseException, max_memory: int) -> tuple[str, str, str] | None:
+    if isinstance(exc, MemoryError) or any(m in str(exc).lower() for m in _OUT_OF_MEMORY):
+        limit = f"{max_memory / 2**20:g} MiB" if max_memory else "the machine's"
+        return ("error", "memory", f"the conversion needed more memory than the limit ({limit})")
+    return None
+
+
 def _worker(conn: Connection, max_memory: int) -> None:
-    """The worker's loop: receive ``(func, args)``, answer ``("ok", result)`` or an error."""
+    """The worker's loop: receive ``(func, args)``, answer ``("ok", result)`` or an error.
+
+    Nothing escapes it as a traceback: a task that cannot even be unpacked (its modules would
+    not load under the limit) is answered like a failed conversion.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")  # one thread's buffers, not one per core, under the limit
+    for module in _PRELOAD:
+        with contextlib.suppress(Exception):
+            importlib.import_module(module)
     _limit_memory(max_memory)
     while True:
+        answer: tuple[Any, ...]
         try:
             task = conn.recv()
-        except (EOFError, OSError):
+        except (EOFError, ConnectionError):
             return
-        if task is None:
-            return
-        func, args = task
-        try:
-            answer: tuple[Any, ...] = ("ok", func(*args))
-        except ConversionError as exc:
-            answer = ("error", exc.reason, str(exc))
-        except MemoryError:
-            answer = ("error", "memory", f"the conversion needed more than {max_memory} bytes of memory")
-        except RecursionError:
-            answer = ("error", "too-deep", "the document is nested too deeply")
-        except Exception as exc:  # a library failure on bad input: reported, never raised
-            answer = ("error", "failed", f"{type(exc).__name__}: {exc}"[:500])
+        except Exception as exc:  # unpickling the task failed: its module, or memory
+            answer = _out_of_memory(exc, max_memory) or (
+                "error",
+                "failed",
+                f"{type(exc).__name__}: {exc}"[:500],
+            )
+            task = ()
+        else:
+            if task is None:
+                return
+            func, args = task
+            try:
+                answer = ("ok", func(*args))
+            except ConversionError as exc:
+                answer = ("error", exc.reason, str(exc))
+            except RecursionError:
+                answer = ("error", "too-deep", "the document is nested too deeply")
+            except Exception as exc:  # a library failure on bad input: reported, never raised
+                answer = _out_of_memory(exc, max_memory) or (
+                    "error",
+                    "failed",
+                    f"{type(exc).__name__}: {exc}"[:500],
+                )
         try:
             conn.send(answer)
         except MemoryError:
             conn.send(("error", "memory", "the result was too large to send back"))
+        except (EOFError, ConnectionError):
+            return
 
 
 class Guard:

@@ -1,0 +1,67 @@
+"""Every CLI error a user can cause is one line saying what and why, with a non-zero exit (issue 31,
+items 10 and 12): bad option values, a regular expression that does not compile, a port in use,
+and a conversion over its memory limit, which is a ``<format>-memory`` drop, not a traceback."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.convert.corpus import build
+from trawl.cli.main import main
+
+
+def _one_line_error(capfd: pytest.CaptureFixture[str]) -> str:
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines and "error" in lines[-1], err
+    return lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["dedup", "C", "--simhash-k", "64"], "--simhash-k: 64 must be at most 63"),
+        (["dedup", "C", "--threshold", "1.5"], "--threshold: 1.5 must be at most 1"),
+        (["crawl", "http://127.0.0.1:9/", "-o", "X", "--include", "(["], "is not a regular expression"),
+        (["crawl", "http://127.0.0.1:9/", "-o", "X", "--max-pages", "0"], "--max-pages: 0 must be at least"),
+        (["testweb", "--hosts", "0"], "--hosts: 0 must be at least 1"),
+        (["testweb", "--port", "99999"], "--port: 99999 must be at most 65535"),
+        (["extract", "--max-chars", "-5", "x.html"], "--max-chars: -5 must be at least 1"),
+        (["convert", "--timeout", "0", "x.pdf"], "--timeout: 0 must be more than 0"),
+    ],
+)
+def test_bad_option_values_are_one_line(
+    argv: list[str], says: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(tmp_path / a) if a in ("C", "X") else a for a in argv]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert says in _one_line_error(capfd)
+    assert not (tmp_path / "X").exists()  # nothing left behind
+
+
+def test_a_port_in_use_is_one_line(capfd: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["testweb", "--port", str(port), "--duration", "1"]) == 1
+    assert "address already in use" in _one_line_error(capfd)
+
+
+def test_a_conversion_over_its_memory_limit_is_a_memory_drop(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(build("pdf", seed=3, size=3).data)
+    assert main(["convert", "--json", "--max-memory", "1", str(paper)]) == 1
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err, captured.err
+    row = json.loads(captured.out)
+    assert row["dropped"] == "pdf-memory" and "memory" in row["message"]
