@@ -65,3 +65,24 @@ def test_a_conversion_over_its_memory_limit_is_a_memory_drop(
     assert "Traceback" not in captured.err, captured.err
     row = json.loads(captured.out)
     assert row["dropped"] == "pdf-memory" and "memory" in row["message"]
+
+
+def test_extract_refuses_what_is_not_a_page_and_says_what_it_is(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    broken = b"\x1f\x8b\x08\x00" + b"garbage" * 10
+    (tmp_path / "bad.html.gz").write_bytes(broken)
+    (tmp_path / "bad.gz").write_bytes(broken)
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(build("pdf", seed=3, size=3).data)
+    for name, says in [("bad.html.gz", "corrupt"), ("bad.gz", "corrupt"), ("paper.pdf", "application/pdf")]:
+        assert main(["extract", str(tmp_path / name)]) == 1
+        out, err = capfd.readouterr()
+        assert out == "" and says in err and "Traceback" not in err, (name, err)
+    # and ingest records why such a file stayed packed
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    (folder / "bad.html.gz").write_bytes(broken)
+    assert main(["ingest", str(folder), "-o", str(tmp_path / "c"), "--json"]) == 0
+    counters = json.loads(capfd.readouterr().out)["counters"]
+    assert counters["decode/content-encoding-error"] == 1

@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import add_config_options, bounded, read_input_file
+from trawl.cli.common import add_config_options, bounded, read_document
 from trawl.config import load_config
-from trawl.decode.charset import CharsetDecoder, decode_document
-from trawl.document import Document
+from trawl.decode.http import entity_body
 from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract_page
 from trawl.html.page import read_page
+from trawl.jobs.single import OneByOne
+from trawl.jobs.steps import decode_steps
+from trawl.sniff.magic import effective_type, is_html, is_plain_text
 
 __all__ = ["HELP", "extract_file", "register", "run"]
 
@@ -70,21 +72,34 @@ def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
     row: dict[str, Any] = {
         "path": path, "title": "", "author": None, "date": None, "text": "", "method": None, "score": None,
     }  # fmt: skip
-    data = read_input_file(path, row, stdin=True)
-    if data is None:
+    # What ingest does with the file: the same document, the same sniffing and decoding (the
+    # evidence chain, mojibake repair, NFC), the same read of the page, the same classifier.
+    url = args.url or ("stdin:" if path == "-" else None)
+    doc = read_document(path, row, stdin=True, url=url)
+    if doc is None:
         return row
-    # What ingest does with the file: the same decoding (the evidence chain, mojibake repair, NFC),
-    # the same read of the page, the same classifier; only the options differ.
-    url = args.url or ("stdin:" if path == "-" else Path(path).resolve().as_uri())
-    doc = Document(url=url, raw=data, declared_type="text/html")
+    if doc.declared_type is None and doc.header("content-type") is None:
+        doc.declared_type = "text/html"  # no name to go by: a page, unless its bytes say otherwise
     config = load_config(getattr(args, "config", None), overrides=getattr(args, "overrides", ()))
-    decoder = CharsetDecoder(
-        max_body_bytes=config.decode.max_body_bytes,
-        default_encoding=config.decode.default_encoding,
-        detector=config.decode.detector,
-    )
-    markup = decode_document(doc, decoder, max_bytes=decoder.max_body_bytes, default=decoder.default_encoding)
-    page = read_page(markup, url, max_chars=args.max_chars, links=False)
+    with OneByOne(decode_steps(config)) as steps:
+        steps.run(doc)
+    kind = effective_type(doc)
+    problems = [*row.pop("problems", []), *(e.split(": ", 1)[-1] for e in doc.errors)]
+    if kind == "application/gzip" and not problems:  # still gzip after unpacking: why
+        problems = [f"{p.kind}: {p.message}" for p in entity_body(doc).problems] or ["gzip inside gzip"]
+    readable = doc.markup is not None and (is_html(kind) or is_plain_text(kind) or kind is None)
+    if problems and not (readable and (doc.markup or "").strip()):
+        row["error"] = f"cannot read {path!r}: {'; '.join(problems)}"  # a corrupt gzip, say
+        return row
+    if not readable or doc.markup is None:
+        row["error"] = (
+            f"{path!r} is {kind or 'binary data'}, not an HTML page (trawl convert reads other formats)"
+        )
+        return row
+    if problems:
+        row["problems"] = problems
+    markup = doc.markup
+    page = read_page(markup, doc.url, max_chars=args.max_chars, links=False)
     ex = extract_page(
         page,
         method=args.method,

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from trawl.decode.detect import EncodingDetector, default_detector, nul_pattern
-from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
+from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body, file_coding
 from trawl.decode.mojibake import check_mojibake
 from trawl.document import Document
 from trawl.errors import ConfigError
@@ -786,6 +786,8 @@ class CharsetDecoder(Step):
     def process(self, doc: Document) -> Document:
         kind = effective_type(doc)
         if not is_textual(kind):
+            if file_coding(doc) is not None:  # page.html.gz that is still gzip: say why it did not unpack
+                body_of(doc, self, self.max_body_bytes)
             self.count(f"decode/skipped/{kind}")
             return doc
         decode_document(
