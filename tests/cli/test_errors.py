@@ -86,3 +86,16 @@ def test_extract_refuses_what_is_not_a_page_and_says_what_it_is(
     assert main(["ingest", str(folder), "-o", str(tmp_path / "c"), "--json"]) == 0
     counters = json.loads(capfd.readouterr().out)["counters"]
     assert counters["decode/content-encoding-error"] == 1
+
+
+def test_a_failed_command_leaves_no_collection_behind(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["ingest", str(tmp_path / "missing.warc.gz"), "-o", str(tmp_path / "bad1")]) == 1
+    assert "does not exist" in _one_line_error(capfd) and not (tmp_path / "bad1").exists()
+    argv = ["crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "bad2"), "--resolve", "garbage"]
+    assert main(argv) == 2
+    assert "--resolve" in _one_line_error(capfd) and not (tmp_path / "bad2").exists()
+    # a folder that was there before is left as it was
+    kept = tmp_path / "kept"
+    (kept / "notes").mkdir(parents=True)
+    assert main(["ingest", str(tmp_path / "missing.warc.gz"), "-o", str(kept)]) == 1
+    assert (kept / "notes").is_dir()

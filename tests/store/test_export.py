@@ -308,3 +308,13 @@ def test_a_revisit_whose_original_is_elsewhere_says_so(tmp_path: Path) -> None:
     assert [d.record_type for d in got] == ["response", "revisit"]
     assert got[1].raw == b"" and any("not earlier in this input" in e for e in got[1].errors)
     assert ctx.stats["read/revisits/unresolved"] == 1
+
+
+def test_as_of_before_the_first_capture_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _recaptured(tmp_path / "c")
+    url = "http://news.example.org/front"
+    assert main(["get", str(tmp_path / "c"), url, "--as-of", "2020-01-01T00:00:00Z"]) == 1
+    err = capsys.readouterr().err
+    assert "first captured at 2024-05-01" in err and "after the time asked" in err
+    assert main(["get", str(tmp_path / "c"), "http://news.example.org/nowhere", "--as-of", "2020-01-01"]) == 1
+    assert "no record for" in capsys.readouterr().err

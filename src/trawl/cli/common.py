@@ -30,6 +30,7 @@ __all__ = [
     "read_document",
     "read_input_file",
     "regex",
+    "removed_if_failed",
 ]
 
 #: What a gzipped file is declared as by its name; an unpacked one is declared by nothing.
@@ -199,3 +200,19 @@ def regex(text: str) -> str:
     except re.error as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {exc}") from None
     return text
+
+
+@contextlib.contextmanager
+def removed_if_failed(path: Path) -> Iterator[None]:
+    """Remove the collection folder a command made if the command fails before storing anything
+    (a missing input, a bad option found late): a failed command leaves nothing behind. A folder
+    that existed before, or one that holds a WARC file, is left as it is."""
+    path = Path(path)
+    existed = path.exists() and (not path.is_dir() or any(path.iterdir()))
+    try:
+        yield
+    except BaseException:
+        warc = path / "warc"
+        if not existed and path.is_dir() and not (warc.is_dir() and any(warc.iterdir())):
+            shutil.rmtree(path, ignore_errors=True)
+        raise

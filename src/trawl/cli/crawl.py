@@ -11,7 +11,15 @@ from typing import Any
 from rich.live import Live
 from rich.table import Table as RichTable
 
-from trawl.cli.common import add_config_options, bounded, err_console, human_bytes, out_console, regex
+from trawl.cli.common import (
+    add_config_options,
+    bounded,
+    err_console,
+    human_bytes,
+    out_console,
+    regex,
+    removed_if_failed,
+)
 from trawl.config import Config, load_config
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
 from trawl.errors import ConfigError
@@ -258,6 +266,11 @@ def summary_table(result: CrawlResult) -> RichTable:
 
 
 def run(args: argparse.Namespace) -> int:
+    with removed_if_failed(args.output):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     _shard(args.shard)
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED URL, or --resume to continue a crawl")

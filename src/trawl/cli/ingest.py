@@ -9,7 +9,7 @@ from typing import Any
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from trawl.cli.common import add_config_options, err_console, human_bytes, out_console
+from trawl.cli.common import add_config_options, err_console, human_bytes, out_console, removed_if_failed
 from trawl.document import Document
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
@@ -69,6 +69,11 @@ def summary_table(result: IngestResult) -> RichTable:
 
 
 def run(args: argparse.Namespace) -> int:
+    with removed_if_failed(args.output):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
     console = err_console()
     show_progress = not args.no_progress and not args.json

@@ -336,6 +336,18 @@ class Collection:
         if (m := _POINTER_KEY.match(key)) is not None:  # a pointer written before it was indexed
             doc = self.read_at(m["file"], int(m["offset"]))
             return self.find(doc.url, as_of=as_of)
+        if as_of is not None:  # the URL may be there, captured only after the time asked
+            try:
+                newer = self.find(key)
+            except RecordNotFound:
+                newer = None
+            if newer is not None:
+                versions = table.versions_of(newer.row, "fetch", "capture")
+                first = versions[-1][1].get("fetched_at") if versions else newer.capture.get("fetched_at")
+                raise RecordNotFound(
+                    f"{key!r} was first captured at {first}, after the time asked ({as_of.isoformat()}); "
+                    "no capture of it is that old"
+                )
         raise RecordNotFound(
             f"no record for {key!r} in {str(self.path)!r} (tried URL, URL hash, DOCNO, WARC FILE@OFFSET)"
         )
