@@ -88,7 +88,9 @@ def test_extract_refuses_what_is_not_a_page_and_says_what_it_is(
     assert counters["decode/content-encoding-error"] == 1
 
 
-def test_a_failed_command_leaves_no_collection_behind(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_command_leaves_no_collection_behind(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
     assert main(["ingest", str(tmp_path / "missing.warc.gz"), "-o", str(tmp_path / "bad1")]) == 1
     assert "does not exist" in _one_line_error(capfd) and not (tmp_path / "bad1").exists()
     argv = ["crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "bad2"), "--resolve", "garbage"]
