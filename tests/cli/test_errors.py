@@ -39,9 +39,7 @@ def test_bad_option_values_are_one_line(
     argv: list[str], says: str, tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     argv = [str(tmp_path / a) if a in ("C", "X") else a for a in argv]
-    with pytest.raises(SystemExit) as exit_:
-        main(argv)
-    assert exit_.value.code == 2
+    assert main(argv) == 2
     assert says in _one_line_error(capfd)
     assert not (tmp_path / "X").exists()  # nothing left behind
 
@@ -101,3 +99,32 @@ def test_a_failed_command_leaves_no_collection_behind(
     (kept / "notes").mkdir(parents=True)
     assert main(["ingest", str(tmp_path / "missing.warc.gz"), "-o", str(kept)]) == 1
     assert (kept / "notes").is_dir()
+
+
+def test_a_run_that_could_do_nothing_says_so(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # refused seeds: each named with its reason, and a crawl with none left is an error
+    argv = ["crawl", "ftp://files.example/", "not a url", "-o", str(tmp_path / "c1"), "--no-progress"]
+    assert main(argv) == 1
+    err = capfd.readouterr().err
+    assert "seed 'ftp://files.example/' refused" in err and "seed 'not a url' refused" in err
+    assert "every seed was refused" in err and not (tmp_path / "c1").exists()
+    # an empty folder
+    (tmp_path / "empty").mkdir()
+    assert main(["ingest", str(tmp_path / "empty"), "-o", str(tmp_path / "c2"), "--no-progress"]) == 1
+    assert "nothing to ingest" in _one_line_error(capfd) and not (tmp_path / "c2").exists()
+    # a pattern that matches nothing
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("some words of a note")
+    assert main(["stats", "--files", str(tmp_path / "notes"), "--pattern", "*.xyz"]) == 1
+    assert "matches --pattern '*.xyz'" in _one_line_error(capfd)
+    # a URL given to --prefix is read as its SURT, and a prefix with no record says so
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("the words of one document about rivers and banks")
+    assert main(["ingest", str(folder), "-o", str(tmp_path / "c3"), "--no-progress"]) == 0
+    capfd.readouterr()
+    assert main(["stats", str(tmp_path / "c3"), "--prefix", "http://nowhere.example/", "--json"]) == 1
+    err = capfd.readouterr().err
+    assert "reading 'http://nowhere.example/' as 'example,nowhere)/'" in err and "no record under" in err
+    assert main(["stats", str(tmp_path / "c3"), "--prefix", folder.resolve().as_uri() + "/", "--json"]) == 0
+    assert json.loads(capfd.readouterr().out)["documents"] == 1

@@ -361,3 +361,36 @@ def test_one_configuration_flags_override_it_and_resume_keeps_the_run_s_settings
     with Collection.open(out) as coll:
         pages = [r for r in coll.records() if r.capture and not r.url.endswith("/robots.txt")]
         assert len(pages) > 4  # the resumed run went on past the first run's limit
+
+
+def test_limits_are_limits_and_the_progress_keeps_time(tmp_path: Path) -> None:
+    """--max-pages never fetches past N with many visits in flight; --max-time stops visits in
+    flight at the deadline (a slow host included); progress is reported every half second even
+    while the loop waits on a slow host."""
+    web = TestWeb(5, hosts=30, pages=20, special=True, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        base = {
+            "min_delay": 0.0,
+            "delay_factor": 0.0,
+            "read_timeout": 30.0,
+            "total_timeout": 60.0,
+            "max_retries": 0,
+            "resolve": tuple(server.resolve_rules()),
+        }
+        quick = {**base, "read_timeout": 1.0, "total_timeout": 2.0}
+        with Collection.create(tmp_path / "pages", overrides=PLAIN) as coll:
+            result = crawl(web.seeds(), coll, CrawlSettings(concurrency=32, max_pages=25, **quick))
+        assert result.stopped == "max-pages" and result.pages <= 25, result.pages
+        seen: list[float] = []
+        t0 = time.monotonic()
+        with Collection.create(tmp_path / "time", overrides=PLAIN) as coll:
+            result = crawl(
+                ["http://slowloris.test/", "http://h0.test/"],
+                coll,
+                CrawlSettings(concurrency=1, max_seconds=3.0, **base),
+                on_progress=lambda _p: seen.append(time.monotonic()),
+            )
+        elapsed = time.monotonic() - t0
+    assert result.stopped == "max-seconds" and elapsed < 3.0 + 2.5, elapsed
+    gaps = [b - a for a, b in itertools.pairwise(seen)]
+    assert len(seen) >= 4 and max(gaps) < 1.5, gaps

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from trawl.cli.common import (
 )
 from trawl.config import Config, load_config
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
-from trawl.errors import ConfigError
+from trawl.errors import ConfigError, InputError
 from trawl.jobs.crawl import crawl, saved_settings
 from trawl.store.collection import Collection
 
@@ -289,6 +290,10 @@ def _run(args: argparse.Namespace) -> int:
         result = crawl(
             args.seeds, collection, settings, resume=args.resume, fresh=args.fresh, on_progress=tick
         )
+    for seed, why in result.refused_seeds:
+        print(f"trawl: seed {seed!r} refused: {why}", file=sys.stderr)
+    if args.seeds and len(result.refused_seeds) == len(args.seeds) and not result.pages and not args.resume:
+        raise InputError(f"nothing to crawl: every seed was refused ({len(args.seeds)})")
     if args.json:
         print(
             json.dumps(
@@ -299,6 +304,7 @@ def _run(args: argparse.Namespace) -> int:
                     "seconds": round(result.seconds, 3),
                     "stopped": result.stopped,
                     "frontier": result.frontier,
+                    "refused_seeds": [{"seed": seed, "why": why} for seed, why in result.refused_seeds],
                     **result.stats.to_dict(),
                 }
             )

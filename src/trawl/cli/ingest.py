@@ -11,6 +11,7 @@ from rich.table import Table as RichTable
 
 from trawl.cli.common import add_config_options, err_console, human_bytes, out_console, removed_if_failed
 from trawl.document import Document
+from trawl.errors import InputError
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
@@ -98,6 +99,15 @@ def _run(args: argparse.Namespace) -> int:
             progress.update(task, advance=1, drops=drops)
 
         result = ingest(args.sources, collection, on_document=tick)
+    read = result.stats.get("read/records") + sum(result.stats.prefix("drop/").values())
+    if not read:  # a run that could do nothing says so
+        skipped = ", ".join(
+            f"{n} {k.split('/')[-1]}" for k, n in result.stats.prefix("read/skipped/").items()
+        )
+        raise InputError(
+            f"nothing to ingest: {', '.join(map(str, args.sources))} held no file or record"
+            + (f" ({skipped} skipped)" if skipped else "")
+        )
     if args.json:
         import json  # noqa: PLC0415
 

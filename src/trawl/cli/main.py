@@ -70,7 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word that is not an option names the command (trawl's own options take no value).
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a usage error (2) or --help (0), already printed: the exit status
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

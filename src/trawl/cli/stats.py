@@ -15,10 +15,11 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from trawl.cli.common import bounded, err_console, out_console
-from trawl.errors import ConfigError
+from trawl.errors import ConfigError, InputError
 from trawl.store.collection import Collection
 from trawl.textstats import DocText, TextStats, collection_documents, file_documents, text_stats
 from trawl.textstats.counter import DEFAULT_MAX_TERMS
+from trawl.urls import surt
 
 __all__ = ["register", "run"]
 
@@ -99,6 +100,10 @@ def _source(args: argparse.Namespace, skipped: Counter[str]) -> Callable[[], Ite
     if args.collection is None:
         raise ConfigError("give a COLLECTION (made by trawl ingest) or --files PATH…")
     collection = Collection.open(args.collection)
+    if "://" in args.prefix:  # a URL where a SURT prefix belongs: read it as the SURT it stands for
+        key = surt(args.prefix)
+        print(f"trawl: --prefix takes a SURT; reading {args.prefix!r} as {key!r}", file=sys.stderr)
+        args.prefix = key
     return lambda: collection_documents(collection, args.prefix)
 
 
@@ -136,6 +141,19 @@ def run(args: argparse.Namespace) -> int:
         if vocab is not None:
             vocab.close()
     stats.skipped.update(skipped)
+    if not stats.documents:  # a run that could do nothing says so
+        if args.files:
+            left = (
+                f" ({', '.join(f'{n} {why}' for why, n in sorted(skipped.items()))} skipped)"
+                if skipped
+                else ""
+            )
+            raise InputError(
+                f"no text file under {', '.join(map(str, args.files))} "
+                f"matches --pattern {args.pattern!r}{left}"
+            )
+        where = f" under the SURT prefix {args.prefix!r}" if args.prefix else ""
+        raise InputError(f"no record{where} in {str(args.collection)!r}")
     plots: list[Path] = []
     if args.plot:
         from trawl.textstats.plot import write_plots  # noqa: PLC0415 - matplotlib is optional

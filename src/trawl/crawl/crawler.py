@@ -216,6 +216,7 @@ class CrawlResult:
     frontier: dict[str, int]
     per_host: dict[str, dict[str, int]] = field(default_factory=dict)
     stopped: str = "done"
+    refused_seeds: list[tuple[str, str]] = field(default_factory=list)  # (seed, why)
 
 
 # ``<a ... href=...>text`` up to the next ``<a`` or ``</a>``, over the raw bytes: one compiled
@@ -314,6 +315,9 @@ class Crawler:
         self._outboxes: dict[int, Any] = {}
         self._source_prefix = f"crawl:{frontier.crawl_id}"
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
+        self._refusal = ""  # why admit() last refused a URL (for seeds)
+        self._fetching = 0  # page fetches in flight
+        self.refused_seeds: list[tuple[str, str]] = []
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
         self.sink = sink
@@ -371,9 +375,11 @@ class Crawler:
             url, key = cached
         if url is None:
             self.stats.inc("discover/unfetchable")
+            self._refusal = "not an http(s) URL trawl can fetch"
             return None
         if key in self.frontier.seen and hops == 0:
             self.stats.inc("discover/seen")
+            self._refusal = "seen already in this crawl"
             return None
         host = self.frontier.host_name(host_of(url))
         reason = self._in_scope(url, host) or self._trap(url)
@@ -381,6 +387,7 @@ class Crawler:
             reason = "depth"
         if reason is not None:
             self.stats.inc(f"discover/refused/{reason}")
+            self._refusal = f"refused by the crawl's {reason} rule"
             return None
         entry = Entry(key, url, host, priority, depth, hops, kind, anchor[:300])
         s = self.settings
@@ -399,11 +406,17 @@ class Crawler:
         return new
 
     def add_seeds(self, seeds: Sequence[str]) -> int:
+        """Queue the seeds; each one refused is counted (``seed/refused``) and kept with its
+        reason in :attr:`refused_seeds`, for the command to tell the user."""
         entries = []
         for seed in seeds:
+            self._refusal = ""
             e = self.admit(seed, depth=0, priority=10.0)
             if e is not None:
                 entries.append(e)
+            elif self._refusal:  # a seed of another shard is routed, not refused
+                self.stats.inc("seed/refused")
+                self.refused_seeds.append((seed, self._refusal))
         return self.add_urls(entries)
 
     # -- shards ----------------------------------------------------------------------------------
@@ -552,12 +565,28 @@ class Crawler:
                 assert exc is not None
                 self.ctx.error("crawl", exc)
 
-        try:
+        async def clock() -> None:
+            """Keeps time while the loop waits (for a slot, on a slow host): the progress shown
+            moves every half second, and at ``max_seconds`` the visits in flight are stopped
+            (their pages stay in the frontier, for a resume), so the limit is the limit."""
+            nonlocal last_progress
             while True:
+                await asyncio.sleep(0.25)
                 now = time.monotonic()
                 if self.on_progress is not None and now - last_progress >= 0.5:
                     last_progress = now
                     self.on_progress(self.progress())
+                if s.max_seconds is not None and now - self._t0 >= s.max_seconds:
+                    self._stop = self._stop or "max-seconds"
+                    for task in list(tasks):
+                        task.cancel()
+                    self._wake.set()
+                    return
+
+        ticker = asyncio.get_running_loop().create_task(clock())
+        try:
+            while True:
+                now = time.monotonic()
                 if self.inbox_dir is not None and now - last_inbox >= 2.0:
                     last_inbox = now
                     self.import_inbox()
@@ -566,6 +595,17 @@ class Crawler:
                     self._stop = "store-failed"
                 if self._stop:
                     break
+                if (
+                    s.max_pages is not None
+                    and self._fetching
+                    and self.pages_total + self._fetching >= s.max_pages
+                ):
+                    # each page left to the limit is being fetched: wait for one to end (the
+                    # visits reserve their page before fetching it, so a crawl never passes max_pages)
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=0.5)
+                    continue
                 if s.revisit:
                     self.frontier.due_revisits(time.time())
                 host, wait = self.frontier.next_host(now)
@@ -581,6 +621,10 @@ class Crawler:
                     self.frontier.maybe_flush()
                     continue
                 await sem.acquire()
+                if self._stop:  # the clock stopped the crawl while this waited for a slot
+                    sem.release()
+                    self.frontier.release(host)
+                    break
                 task = asyncio.get_running_loop().create_task(self._visit(host))
                 tasks.add(task)
                 task.add_done_callback(finished)
@@ -588,6 +632,9 @@ class Crawler:
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
         finally:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
             if tasks:
                 for task in tasks:
                     task.cancel()
@@ -606,7 +653,14 @@ class Crawler:
             self.on_progress(self.progress())
         per_host = {h: dict(c) for h, c in self.per_host.items()}
         return CrawlResult(
-            "", self.stats, seconds, self.pages_run, self.frontier.counts(), per_host, self._stop or "done"
+            "",
+            self.stats,
+            seconds,
+            self.pages_run,
+            self.frontier.counts(),
+            per_host,
+            self._stop or "done",
+            list(self.refused_seeds),
         )
 
     # -- one visit -------------------------------------------------------------------------------
@@ -639,7 +693,14 @@ class Crawler:
             if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
                 self._drop(entry, "trap/host-budget")
                 return
-            await self._fetch(h, entry, token)
+            if s.max_pages is not None and self.pages_total + self._fetching >= s.max_pages:
+                self.frontier.push_back(h, entry)  # the limit's last pages are being fetched already
+                return
+            self._fetching += 1  # a page reserved against max_pages until its fetch ends
+            try:
+                await self._fetch(h, entry, token)
+            finally:
+                self._fetching -= 1
         finally:
             self._let_go(h, token)
 
