@@ -48,7 +48,7 @@ def test_ingest_get_show(tmp_path: Path, warc_input: Path, capsys: pytest.Captur
     coll = tmp_path / "coll"
     assert main(["ingest", str(warc_input), str(docs), "-o", str(coll), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "documents stored" in out and "41" in out
+    assert "captures stored" in out and "41" in out
 
     assert main(["get", str(coll), "http://site2.example/p/7", "--text"]) == 0
     text = capsys.readouterr().out

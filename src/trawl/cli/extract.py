@@ -113,12 +113,34 @@ def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
         from trawl.extract.plot import plot_curve  # noqa: PLC0415 - matplotlib only on request
 
         args.plot.mkdir(parents=True, exist_ok=True)
-        name = "stdin" if path == "-" else Path(path).name.split(".")[0]
-        row["plot"] = str(plot_curve(ex.curve, args.plot / f"{name}.{args.plot_format}", title=path))
+        target = _plot_path(args.plot, path, args.plot_format, getattr(args, "plotted", set()))
+        row["plot"] = str(plot_curve(ex.curve, target, title=path))
     return row
 
 
+def _plot_path(folder: Path, path: str, fmt: str, taken: set[Path]) -> Path:
+    """DIR/NAME.FMT for a page's curve, one file per page: ``c1/page.html`` and ``c2/page.html``
+    become ``page.png`` and ``c2-page.png`` (the folders above the name, as many as it takes)."""
+    if path == "-":
+        parts = ["stdin"]
+    else:
+        p = Path(path)
+        parts = [*p.parent.parts, p.name.split(".")[0] or p.name]
+        parts = [x for x in parts if x not in ("/", ".", "..")] or ["page"]
+    for k in range(1, len(parts) + 1):
+        target = folder / f"{'-'.join(parts[-k:])}.{fmt}"
+        if target not in taken:
+            break
+    n = 2
+    while target in taken:
+        target = folder / f"{'-'.join(parts)}-{n}.{fmt}"
+        n += 1
+    taken.add(target)
+    return target
+
+
 def run(args: argparse.Namespace) -> int:
+    args.plotted = set()  # the plot files written by this run, so no page overwrites another's
     failed = 0
     for path in args.files:
         row = extract_file(path, args)

@@ -55,8 +55,8 @@ def summary_table(result: IngestResult) -> RichTable:
     stored = stats.get("store/records")
     rate = stored / result.seconds if result.seconds > 0 else 0.0
     t.add_row("files read", str(stats.get("read/files")))
-    t.add_row("records read", str(stats.get("read/records")))
-    t.add_row("documents stored", f"[green]{stored}[/]")
+    t.add_row("records read (files and archive records)", str(stats.get("read/records")))
+    t.add_row("captures stored", f"[green]{stored}[/]")
     t.add_row("already stored (skipped)", str(stats.get("store/skipped/already-stored")))
     t.add_row("WARC bytes written", human_bytes(stats.get("store/warc-bytes")))
     t.add_row("time", f"{result.seconds:.2f} s ({rate:,.0f} docs/s)")

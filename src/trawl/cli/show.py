@@ -32,23 +32,24 @@ def run(args: argparse.Namespace) -> int:
     t = RichTable(title=f"collection {info['path']}", header_style="bold")
     t.add_column("")
     t.add_column("", justify="right")
-    t.add_row("documents", f"{info['documents']:,}")
+    t.add_row("URLs", f"{info['urls']:,}")
+    t.add_row("captures (every version of every URL)", f"{info['captures']:,}")
     t.add_row("hosts", f"{info['hosts']:,}")
     t.add_row("WARC files", f"{info['warc_files']} ({human_bytes(info['warc_bytes'])})")
     t.add_row("table", human_bytes(info["table_bytes"]))
-    t.add_row("ingest runs", str(info["runs"]))
+    t.add_row("runs (ingest and crawl)", str(info["runs"]))
     out.print(t)
     if info["types"]:
         types = RichTable(title="formats (sniffed)", header_style="bold")
         types.add_column("type")
-        types.add_column("documents", justify="right")
+        types.add_column("URLs", justify="right")
         for name, n in info["types"].items():
             types.add_row(name, f"{n:,}")
         out.print(types)
     if info["top_hosts"]:
         hosts = RichTable(title="top hosts", header_style="bold")
         hosts.add_column("host (SURT)")
-        hosts.add_column("documents", justify="right")
+        hosts.add_column("URLs", justify="right")
         for name, n in info["top_hosts"]:
             hosts.add_row(name, f"{n:,}")
         out.print(hosts)

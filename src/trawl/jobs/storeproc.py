@@ -40,9 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from trawl.crawl.sink import StoreJob, StoreOutcome
+from trawl.decode.http import entity_body
 from trawl.document import Document
 from trawl.errors import StoreError
 from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
+from trawl.sniff.magic import SNIFF_BYTES, sniff_type
 
 __all__ = [
     "InLoopSink",
@@ -80,6 +82,9 @@ def prepare(job: StoreJob, steps: list[Any], ctx: Any) -> list[Document]:
     doc = make_document(job)
     if job.kind == "links":
         doc.links = list(job.links)
+        # not converted, but typed as every other capture is (a sitemap, a feed: not "unknown")
+        doc.declared_type = doc.content_type
+        doc.sniffed_type = sniff_type(entity_body(doc, limit=SNIFF_BYTES).data)
         return [doc]
     docs = run_steps(steps, [doc], ctx)
     if docs and job.links:

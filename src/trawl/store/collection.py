@@ -503,15 +503,19 @@ class Collection:
 
     def info(self) -> dict[str, Any]:
         """Counts and sizes for ``trawl show``."""
-        rows = 0
+        rows = captures = 0
         hosts: dict[str, int] = {}
         types: dict[str, int] = {}
+        table = self.table
         for record in self.records():
             rows += 1
+            captures += max(1, len(table.versions_of(record.row, "fetch", "capture")))
             # SURT "com,example)/path" -> host "com,example"; "file:/path" -> "file:"
             host = record.row.split(")", 1)[0] if ")" in record.row else record.row.split(":", 1)[0] + ":"
             hosts[host] = hosts.get(host, 0) + 1
-            ctype = str(record.capture.get("sniffed_type") or "unknown")
+            capture = record.capture
+            declared = str(capture.get("declared_type") or "").split(";", 1)[0].strip().lower()
+            ctype = str(capture.get("sniffed_type") or declared or "unknown")
             types[ctype] = types.get(ctype, 0) + 1
         warcs = self.warc_files()
         runs = self.runs()
@@ -522,7 +526,9 @@ class Collection:
 
         return {
             "path": str(self.path),
-            "documents": rows,
+            "documents": rows,  # URLs: the newest capture of each (kept for older readers)
+            "urls": rows,
+            "captures": captures,
             "hosts": len(hosts),
             "top_hosts": sorted(hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10],
             "types": dict(sorted(types.items(), key=lambda kv: -kv[1])),
