@@ -128,3 +128,20 @@ def test_a_run_that_could_do_nothing_says_so(tmp_path: Path, capfd: pytest.Captu
     assert "reading 'http://nowhere.example/' as 'example,nowhere)/'" in err and "no record under" in err
     assert main(["stats", str(tmp_path / "c3"), "--prefix", folder.resolve().as_uri() + "/", "--json"]) == 0
     assert json.loads(capfd.readouterr().out)["documents"] == 1
+
+
+def test_extract_plots_one_file_per_page(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    page = (
+        "<html><body>"
+        + "<p>A paragraph of words about rivers, banks and the sea.</p>" * 20
+        + "</body></html>"
+    )
+    for folder in ("c1", "c2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "page.html").write_text(page)
+    files = [str(tmp_path / "c1" / "page.html"), str(tmp_path / "c2" / "page.html")]
+    assert main(["extract", "--json", "--plot", str(tmp_path / "plots"), *files]) == 0
+    rows = [json.loads(line) for line in capfd.readouterr().out.splitlines()]
+    assert len({row["plot"] for row in rows}) == 2
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["c2-page.png", "page.png"]

@@ -394,3 +394,22 @@ def test_limits_are_limits_and_the_progress_keeps_time(tmp_path: Path) -> None:
     assert result.stopped == "max-seconds" and elapsed < 3.0 + 2.5, elapsed
     gaps = [b - a for a, b in itertools.pairwise(seen)]
     assert len(seen) >= 4 and max(gaps) < 1.5, gaps
+
+
+def test_crawled_sitemaps_and_feeds_are_typed(tmp_path: Path) -> None:
+    web = TestWeb(2, hosts=2, pages=4, special=True, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, max_retries=0, read_timeout=2.0, total_timeout=4.0,
+            resolve=tuple(server.resolve_rules()),
+        )  # fmt: skip
+        seeds = ["http://sitemaps.test/", "http://news.test/"]
+        with Collection.create(tmp_path / "c", overrides=PLAIN) as coll:
+            crawl(seeds, coll, settings)
+            info = coll.info()
+            kinds = {r.url: r.capture.get("sniffed_type") for r in coll.records()}
+    assert "unknown" not in info["types"], info["types"]
+    assert any("sitemap" in url for url in kinds) and any("feed" in url or "rss" in url for url in kinds), (
+        kinds
+    )
+    assert all(kinds.values()), {u: k for u, k in kinds.items() if not k}

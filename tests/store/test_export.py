@@ -318,3 +318,13 @@ def test_as_of_before_the_first_capture_says_so(tmp_path: Path, capsys: pytest.C
     assert "first captured at 2024-05-01" in err and "after the time asked" in err
     assert main(["get", str(tmp_path / "c"), "http://news.example.org/nowhere", "--as-of", "2020-01-01"]) == 1
     assert "no record for" in capsys.readouterr().err
+
+
+def test_show_counts_urls_and_captures_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _recaptured(tmp_path / "c")
+    assert main(["show", str(tmp_path / "c"), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert (info["urls"], info["captures"], info["documents"]) == (2, 4, 2)
+    assert main(["show", str(tmp_path / "c")]) == 0
+    out = capsys.readouterr().out
+    assert "URLs" in out and "captures" in out and "ingest runs" not in out
