@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,22 @@ def test_exceptions_in_the_worker_are_reported_with_their_type() -> None:
 def test_bad_limits_are_configuration_errors() -> None:
     with pytest.raises(ConfigError):
         Guard(timeout=0)
+
+
+def test_the_readme_example_runs_as_a_script_without_a_main_guard(tmp_path: Path) -> None:
+    """Saved as a script and run, the README's guarded conversion works as it is: the worker is a
+    fresh interpreter, which does not import the script again (multiprocessing's would)."""
+    import re
+    import subprocess
+
+    from tests.convert.corpus import build
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "Guard(" in b)
+    (tmp_path / "report.pdf").write_bytes(build("pdf", seed=4, size=2).data)
+    (tmp_path / "example.py").write_text(example, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("pdf False"), done.stdout

@@ -2,8 +2,9 @@
 
 PDF and office libraries are C code or deep XML walks over attacker-chosen input: a malformed
 PDF can loop, a ZIP bomb can fill memory, a bug can segfault. :class:`Guard` keeps one worker
-process (started with ``forkserver``: no threads or open databases of the parent are inherited)
-and sends it one conversion at a time over a pipe:
+process (a fresh interpreter: no threads or open databases of the parent are inherited, and no
+``__main__`` guard is needed in the caller's script) and sends it one conversion at a time over
+a socket:
 
 * the worker caps its own address space (``RLIMIT_AS``) at ``max_memory`` bytes, so an allocation
   past it fails inside the worker as a ``MemoryError`` → reason ``memory``;
@@ -20,17 +21,19 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import multiprocessing
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 from trawl.convert.base import ConversionError
 from trawl.errors import ConfigError
+from trawl.subproc import die_with_parent, spawn
 
 __all__ = ["DEFAULT_MAX_MEMORY", "DEFAULT_TIMEOUT", "Guard"]
 
@@ -68,6 +71,13 @@ def _out_of_memory(exc: BaseException, max_memory: int) -> tuple[str, str, str] 
         limit = f"{max_memory / 2**20:g} MiB" if max_memory else "the machine's"
         return ("error", "memory", f"the conversion needed more memory than the limit ({limit})")
     return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The worker process: ``python -m trawl.convert.guard FD PARENT_PID MAX_MEMORY``."""
+    fd, parent, max_memory = (int(a) for a in (sys.argv[1:] if argv is None else argv))
+    die_with_parent(parent)
+    _worker(Connection(fd), max_memory)
 
 
 def _worker(conn: Connection, max_memory: int) -> None:
@@ -121,7 +131,12 @@ def _worker(conn: Connection, max_memory: int) -> None:
 
 
 class Guard:
-    """One worker process that runs conversions under a time and memory limit (module docstring)."""
+    """One worker process that runs conversions under a time and memory limit (module docstring).
+
+    The worker is a fresh interpreter (:func:`trawl.subproc.spawn`), not a ``multiprocessing``
+    child: those import the parent's ``__main__`` again, so a user's script calling
+    :func:`~trawl.convert.registry.convert_bytes` would need a ``__main__`` guard.
+    """
 
     def __init__(
         self,
@@ -129,7 +144,6 @@ class Guard:
         timeout: float = DEFAULT_TIMEOUT,
         max_memory: int = DEFAULT_MAX_MEMORY,
         max_tasks: int = 1000,
-        start_method: str = "forkserver",
     ) -> None:
         if timeout <= 0 or max_memory < 0 or max_tasks <= 0:
             raise ConfigError(
@@ -139,22 +153,17 @@ class Guard:
         self.timeout = timeout
         self.max_memory = max_memory
         self.max_tasks = max_tasks
-        methods = multiprocessing.get_all_start_methods()
-        self._context: Any = multiprocessing.get_context(start_method if start_method in methods else "spawn")
-        self._process: BaseProcess | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
         self._tasks = 0
         self.restarts = 0
 
     def _start(self) -> Connection:
-        parent: Connection
-        child: Connection
-        parent, child = self._context.Pipe()
-        process = self._context.Process(
-            target=_worker, args=(child, self.max_memory), name="trawl-convert", daemon=True
-        )
-        process.start()
-        child.close()
+        mine, theirs = socket.socketpair()
+        with mine, theirs:
+            fd = theirs.fileno()
+            process = spawn("trawl.convert.guard", [str(fd), str(os.getpid()), str(self.max_memory)], (fd,))
+            parent = Connection(os.dup(mine.fileno()))
         self._process, self._conn, self._tasks = process, parent, 0
         return parent
 
@@ -167,13 +176,14 @@ class Guard:
                     conn.send(None)
             conn.close()
         if process is not None:
-            if kill and process.pid is not None:
+            if kill:
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(process.pid, signal.SIGKILL)
-            process.join(timeout=5)
-            if process.is_alive():  # pragma: no cover - a worker that ignores its pipe closing
+                    process.kill()
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - a worker that ignores its pipe closing
                 process.kill()
-                process.join()
+                process.wait()
 
     def close(self) -> None:
         """Stop the worker (a later call starts a new one)."""
@@ -206,10 +216,11 @@ class Guard:
             answer = conn.recv() if ready else None
         except (EOFError, OSError, BrokenPipeError):
             process = self._process
-            code = process.exitcode if process is not None else None
+            code = None
             if process is not None:
-                process.join(timeout=1)
-                code = process.exitcode
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=1)
+                code = process.returncode
             self._stop(kill=True)
             self.restarts += 1
             what = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
@@ -226,3 +237,10 @@ class Guard:
             return result
         _, reason, message = answer
         raise ConversionError(message, reason)
+
+
+if __name__ == "__main__":
+    # run the imported module, not this ``__main__`` copy, so pickled functions resolve
+    from trawl.convert.guard import main as _main
+
+    _main()

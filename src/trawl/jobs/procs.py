@@ -8,43 +8,19 @@ answer (:func:`drain`), and the parent adds them to its run (:func:`merge`).
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
-import signal
-import subprocess
-import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
 from trawl.document import Document
 from trawl.pipeline.base import AuditEntry, RunContext, Step
+from trawl.subproc import die_with_parent, spawn  # below every stage: the converters' guard uses it
 
 __all__ = ["Drained", "die_with_parent", "drain", "merge", "run_steps", "spawn", "wait"]
 
 #: What a worker sends with each answer: counters, stage timings, audit entries (as dicts).
 Drained = tuple[dict[str, int], dict[str, float], list[dict[str, Any]]]
-
-
-def spawn(module: str, args: Sequence[str], pass_fds: Sequence[int]) -> subprocess.Popen[bytes]:
-    """``python -m module args...`` with ``pass_fds`` inherited and this package importable."""
-    env = dict(os.environ)
-    package_root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-    cmd = [sys.executable, "-m", module, *args]
-    return subprocess.Popen(cmd, pass_fds=tuple(pass_fds), env=env, stdin=subprocess.DEVNULL)
-
-
-def die_with_parent(parent: int) -> None:
-    """Ask the kernel for ``SIGKILL`` when the parent dies (Linux); exit now if it already has."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
 
 
 def wait(inbox: Connection, parent: int) -> Any:
