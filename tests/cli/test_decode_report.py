@@ -70,3 +70,47 @@ def test_command_on_a_collection(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert got["encoding_declared"] == {"encoding": "utf-8", "source": "meta"}
     assert got["encoding_overruled"] == "declared-utf8-invalid"
     assert got["encoding_confidence"] > 0.5
+
+
+def test_one_name_per_codec_and_whole_urls_at_80_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = [
+        _record("http://a.example/x", "utf-32be", 40, declared="utf-32-be"),
+        _record("http://a.example/y", "utf-32-be", 40, declared="UTF-32BE"),
+        _record("http://b.example/z", "windows-1251", 40, declared="cp1251"),
+    ]
+    data = report(records, min_errors=10)
+    assert {(p["declared"], p["chosen"]) for p in data["by_encoding"]} == {
+        ("utf-32-be", "utf-32-be"),
+        ("windows-1251", "windows-1251"),
+    }
+    # the flagged URLs are shown whole at 80 columns, file name included
+    src = tmp_path / "docs"
+    src.mkdir()
+    name = "a-rather-long-file-name-of-a-page-that-decodes-badly.html"
+    body = "Съешь ещё этих мягких французских булок. ".encode() * 30
+    (src / name).write_bytes(b"<meta charset=utf-8><p>" + body + b"\xff\xfe broken \xc3" + body)
+    assert main(["ingest", str(src), "-o", str(tmp_path / "c"), "--no-progress"]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["decode-report", str(tmp_path / "c"), "--min-errors", "1"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert name.replace("-", "") in "".join(out.split()).replace("│", "").replace("-", "")
+
+
+def test_langid_lines_reads_the_file_as_ingest_decodes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+
+    text = (
+        "Frühjahr und Sommer sind schöne Jahreszeiten in Deutschland.\nLe printemps est une belle saison.\n"
+    )
+    (tmp_path / "latin1.txt").write_bytes(text.encode("latin-1"))
+    (tmp_path / "lines.txt.gz").write_bytes(gzip.compress(text.encode("utf-16")))
+    for name in ("latin1.txt", "lines.txt.gz"):
+        assert main(["langid", "--json", "--lines", str(tmp_path / name)]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [r["lang"] for r in rows] == ["de", "fr"], (name, rows)

@@ -9,6 +9,7 @@ at damaged files.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from urllib.parse import urlsplit
 from rich.table import Table as RichTable
 
 from trawl.cli.common import bounded, out_console
+from trawl.decode.charset import codec_name, lookup_label
 from trawl.store.collection import Collection, StoredRecord
 
 HELP = "report documents with many decoding errors or mojibake, grouped by host and by encoding"
@@ -83,6 +85,20 @@ def _host(url: str) -> str:
         return "(bad URL)"
 
 
+def _codec(name: Any) -> str | None:
+    """One name per encoding, as ``trawl detect-encoding`` prints it (``utf-32be`` and
+    ``utf-32-be`` are one codec; ``cp1251`` is ``windows-1251``)."""
+    if not name:
+        return None
+    whatwg = lookup_label(str(name))
+    if whatwg is not None:
+        return codec_name(whatwg)
+    try:
+        return codecs.lookup(str(name)).name
+    except LookupError:
+        return str(name)
+
+
 def report(records: Any, *, min_errors: int = 10, limit: int = 20) -> dict[str, Any]:
     """The decode report over ``records`` (:class:`StoredRecord`\\ s) as a JSON-ready dict."""
     hosts: dict[str, Group] = defaultdict(Group)
@@ -92,7 +108,7 @@ def report(records: Any, *, min_errors: int = 10, limit: int = 20) -> dict[str, 
     record: StoredRecord
     for record in records:
         decode = record.cells.get("meta", {}).get("decode", {})
-        chosen = decode.get("encoding")
+        chosen = _codec(decode.get("encoding"))
         if chosen is None:
             continue  # not decoded: binary formats, skipped records
         total += 1
@@ -101,7 +117,7 @@ def report(records: Any, *, min_errors: int = 10, limit: int = 20) -> dict[str, 
         flagged = errors >= min_errors or mojibake
         flagged_total += flagged
         declared_cell = decode.get("encoding_declared")
-        declared = declared_cell.get("encoding") if isinstance(declared_cell, dict) else None
+        declared = _codec(declared_cell.get("encoding")) if isinstance(declared_cell, dict) else None
         url = record.url
         hosts[_host(url)].add(errors, mojibake, flagged)
         pairs[(declared or "-", str(chosen))].add(errors, mojibake, flagged)
@@ -173,7 +189,12 @@ def run(args: argparse.Namespace) -> int:
     if data["flagged_documents"]:
         docs = RichTable(title="flagged documents (most errors first)", header_style="bold")
         for col in ("url", "encoding", "source", "declared", "errors", "mojibake"):
-            docs.add_column(col, justify="right" if col in ("errors", "mojibake") else "left")
+            if col == "url":  # whole, folded over lines if need be: the file name is at its end
+                docs.add_column(col, overflow="fold", ratio=1)
+            else:
+                docs.add_column(
+                    col, justify="right" if col in ("errors", "mojibake") else "left", no_wrap=True
+                )
         for d in data["flagged_documents"]:
             score = d["mojibake_score"]
             docs.add_row(

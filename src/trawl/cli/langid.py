@@ -7,9 +7,10 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+from trawl.cli.common import read_input_file
+from trawl.decode.charset import decode_html
 from trawl.errors import InputError
 
 HELP = "identify the language of texts or lines (ISO 639-1/639-3 label, calibrated score)"
@@ -63,18 +64,19 @@ def _inputs(args: argparse.Namespace) -> Iterator[str]:
     yield from args.texts
     if args.lines is None:
         return
-    if args.lines == "-":
-        stream = sys.stdin
-        for line in stream:
-            yield line.rstrip("\r\n")
-        return
-    path = Path(args.lines)
-    try:
-        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
-            for line in fh:
-                yield line.rstrip("\r\n")
-    except OSError as exc:
-        raise InputError(f"cannot read {args.lines!r}: {exc.strerror or exc}") from exc
+    # The file's bytes (gzip unpacked) decoded as ingest decodes text: BOM, UTF-8 validity, then
+    # the statistical detector, so a Latin-1 or UTF-16 file reads as what it says.
+    row: dict[str, Any] = {}
+    data = read_input_file(args.lines, row, stdin=True)
+    if data is None:
+        raise InputError(str(row["error"]))
+    for problem in row.get("problems", []):
+        print(f"trawl: warning: {args.lines}: {problem}", file=sys.stderr)
+    text = decode_html(data, None, html=False).text
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no line of its own
+    yield from (line.removesuffix("\r") for line in lines)
 
 
 def _print_table(text: str, langs: list[str] | None, as_json: bool) -> None:
