@@ -263,7 +263,7 @@ def test_modp_discovery_and_search_from_the_stored_index(
     _, err = _near_rows(coll, capsys, "--text", " ".join(edited), "--method", "modp")
     assert "search index rebuilt: other options: modp_p 3 -> 4" in err
     assert main(["dedup", str(coll), "--method", "modp", "--modp-p", "0"]) == 2
-    assert "--modp-p must be at least 1" in capsys.readouterr().err
+    assert "--modp-p: 0 must be at least 1" in capsys.readouterr().err
 
 
 def test_options_come_from_the_dedup_section_and_flags_override_it() -> None:

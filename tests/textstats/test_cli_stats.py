@@ -109,5 +109,5 @@ def test_bad_invocations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 2 and "--top" in err
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, out, _ = _run(["stats", "--files", str(empty), "--json"], capsys)
-    assert code == 0 and json.loads(out)["tokens"] == 0
+    code, out, err = _run(["stats", "--files", str(empty), "--json"], capsys)
+    assert code == 1 and out == "" and "no text file under" in err  # a run that could do nothing says so
