@@ -40,3 +40,19 @@ def test_a_command_imports_only_its_own_module() -> None:
     assert json.loads(out) == [["detect_encoding"], False]
     choices = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     assert list(choices) == [m.replace("_", "-") for m in COMMAND_MODULES]
+
+
+INAUGURAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "stats" / "inaugural"
+
+
+@pytest.mark.skipif(not INAUGURAL.is_dir(), reason="shared data folder absent")
+def test_the_readme_s_inaugural_figures_are_what_the_tool_prints() -> None:
+    import re
+
+    from trawl.textstats import file_documents, text_stats
+
+    line = next(x for x in README.splitlines() if x.startswith("On the inaugural addresses"))
+    m = re.search(r"([\d,]+) tokens, ([\d,]+) terms, ([\d,]+) hapax", line)
+    assert m is not None
+    stats = text_stats(lambda: file_documents([INAUGURAL]))
+    assert (stats.tokens, stats.vocabulary, stats.hapax) == tuple(int(g.replace(",", "")) for g in m.groups())

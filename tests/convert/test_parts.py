@@ -188,6 +188,12 @@ def test_pdf_page_cleaning() -> None:
     assert kept[0] == ["Body tide text", "more tide"] and removed == 10
     single, removed = drop_running_lines([["Acme Report", "12"]])
     assert single == [["Acme Report", "12"]] and removed == 0
+    # body lines at the edges that differ only in their numbers are kept; a page number that
+    # counts with the pages (from any first number) is dropped
+    body = [[f"Table {t} lists the tides of week {w}", f"text {w}", f"Report - page {i + 10}"]
+            for i, (t, w) in enumerate([(4, 2), (1, 9), (7, 3), (2, 5)])]  # fmt: skip
+    kept, removed = drop_running_lines(body)
+    assert [page[0] for page in kept] == [page[0] for page in body] and removed == 4
 
 
 @pytest.mark.parametrize(

@@ -218,3 +218,30 @@ def test_labels_placeholders_and_default_accounts_are_not_authors() -> None:
     # The next source is asked.
     page = ld + '<meta name="author" content="Ada Lovelace"></head><body>x</body>'
     assert extract_metadata(page).author == "Ada Lovelace"
+
+
+def test_a_byline_written_as_text_names_the_author() -> None:
+    from trawl.html.metadata import author_in_text
+    from trawl.html.page import read_page
+
+    body = "<p>" + "The story itself, told in plain sentences about the river. " * 20 + "</p>"
+    page = read_page(
+        f"<html><body><h1>A Story</h1><p>By Jane Doe | March 3, 2024</p>{body}</body></html>", "http://x/a"
+    )
+    assert page.about.author == "Jane Doe" and page.about.sources["author"] == "text:byline"
+    cases = {
+        "Written by Ludwig van Beethoven on 3 May": "Ludwig van Beethoven",
+        "by J. R. R. Tolkien, staff writer": "J. R. R. Tolkien",
+        "BY JOHN SMITH": "JOHN SMITH",
+        "By the way, this is the text": "",
+        "By 2030 the city will have grown": "",
+        "By clicking here you agree": "",
+        "By USE CASE": "",
+        "By Staff": "",
+    }
+    for text, name in cases.items():
+        assert author_in_text([text]) == name, text
+    marked = read_page(
+        f'<html><body><span class="author">Ann Lee</span><p>By Jane Doe</p>{body}</body></html>', "http://x/b"
+    )
+    assert marked.about.author == "Ann Lee"  # markup that names an author comes first

@@ -31,6 +31,7 @@ __all__ = [
     "read_input_file",
     "regex",
     "removed_if_failed",
+    "sentence",
 ]
 
 #: What a gzipped file is declared as by its name; an unpacked one is declared by nothing.
@@ -216,3 +217,9 @@ def removed_if_failed(path: Path) -> Iterator[None]:
         if not existed and path.is_dir() and not (warc.is_dir() and any(warc.iterdir())):
             shutil.rmtree(path, ignore_errors=True)
         raise
+
+
+def sentence(text: str) -> str:
+    """``text`` with its first letter a capital and nothing else changed (``str.capitalize``
+    lower-cases the rest: "WARC/ARC" would read "warc/arc")."""
+    return text[:1].upper() + text[1:]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import add_config_options, bounded, read_document
+from trawl.cli.common import add_config_options, bounded, read_document, sentence
 from trawl.config import load_config
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT
 from trawl.convert.registry import FormatConverter
@@ -27,7 +27,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "convert",
         help=HELP,
-        description=HELP.capitalize() + ". The format is found from the bytes (magic numbers, ZIP "
+        description=sentence(HELP) + ". The format is found from the bytes (magic numbers, ZIP "
         "members, the XML root) and compared with the file name's extension and --content-type. "
         "PDF (pypdfium2), DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, HTML, XML, RSS/Atom and plain "
         "text are converted; PDF and ZIP-based formats run in a worker process under a time and memory "

@@ -20,6 +20,7 @@ from trawl.cli.common import (
     out_console,
     regex,
     removed_if_failed,
+    sentence,
 )
 from trawl.config import Config, load_config
 from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
@@ -34,7 +35,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "crawl",
         help=HELP,
-        description=HELP.capitalize() + ". One request in flight per host, delays from the "
+        description=sentence(HELP) + ". One request in flight per host, delays from the "
         "response time and robots.txt Crawl-delay, Retry-After obeyed; every response is stored "
         "as WARC and in the table. Kill it at any time and continue with --resume.",
     )

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from rich.table import Table as RichTable
 
-from trawl.cli.common import bounded, out_console
+from trawl.cli.common import bounded, out_console, sentence
 from trawl.decode.charset import codec_name, lookup_label
 from trawl.store.collection import Collection, StoredRecord
 
@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "decode-report",
         help=HELP,
-        description=HELP.capitalize() + ". A sudden rise on one host, or under one declared → "
+        description=sentence(HELP) + ". A sudden rise on one host, or under one declared → "
         "chosen encoding pair, means a misidentified encoding, not damaged files.",
     )
     p.add_argument("collection", type=Path, metavar="COLLECTION")

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import err_console, out_console
+from trawl.cli.common import err_console, out_console, sentence
 from trawl.cli.ingest import summary_table
 from trawl.demo import describe, generate_sample
 from trawl.errors import MissingDependency
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "demo",
         help=HELP,
-        description=HELP.capitalize() + ": WARC, TREC Web and a desktop folder in several "
+        description=sentence(HELP) + ": WARC, TREC Web and a desktop folder in several "
         "languages and encodings, plus deliberately broken files whose bad records are dropped "
         "and counted.",
     )
@@ -41,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
     marker = base / ".trawl-demo"
     if base.exists():
         if not marker.exists():
-            err_console().print(f"trawl: error: {base} exists and is not a trawl demo; use --dir")
+            err_console().print(
+                f"trawl: error: {base} exists and was not made by trawl demo, so it is left alone; "
+                "give another folder with --dir DIR",
+                markup=False,
+            )
             return 1
         shutil.rmtree(base)
     base.mkdir(parents=True)

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from trawl.cli.common import add_config_options, read_document
+from trawl.cli.common import add_config_options, read_document, sentence
 from trawl.config import load_config
 from trawl.decode.charset import CharsetDecoder, codec_name, decode_document
 from trawl.jobs.single import OneByOne
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "detect-encoding",
         help=HELP,
-        description=HELP.capitalize() + ". The evidence is taken as a browser takes it (BOM, "
+        description=sentence(HELP) + ". The evidence is taken as a browser takes it (BOM, "
         "Content-Type charset, <meta> prescan, XML declaration, UTF-8 validity), then the "
         "statistical detector; declarations the bytes contradict are overruled. Gzipped files "
         "are unpacked first (recognised by their bytes). The file goes through ingest's own "

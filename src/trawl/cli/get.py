@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import out_console
+from trawl.cli.common import out_console, sentence
 from trawl.errors import ConfigError
 from trawl.store.collection import Collection
 
@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "get",
         help=HELP,
-        description=HELP.capitalize() + ". The raw capture is read from its WARC file with one "
+        description=sentence(HELP) + ". The raw capture is read from its WARC file with one "
         "seek and one read: exactly one record is decompressed (in a collection written with "
         "warc.codec=zstd, also its site's reference record, unless it is cached).",
     )
@@ -106,15 +106,27 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"[bold]{data['title'] or '(no title)'}[/]")
         out.print(f"url        {data['url']}")
         out.print(f"surt       {data['surt']}")
-        out.print(f"fetched    {data['fetched_at']}   status {data['status']}   type {data['record_type']}")
-        out.print(f"warc       {data['warc']}")
+        status = (
+            f"   status {data['status']}" if data["status"] is not None else "   (no HTTP status: a file)"
+        )
+        out.print(f"fetched    {data['fetched_at'] or 'unknown'}{status}   type {data['record_type']}")
+        warc = data["warc"] or {}
         out.print(
-            f"format     declared {data['declared_type']}   sniffed {data['sniffed_type']}"
+            f"warc       {warc.get('file')}@{warc.get('offset')} ({warc.get('length')} bytes)",
+            highlight=False,
+        )
+        out.print(
+            f"format     declared {data['declared_type'] or 'nothing'}"
+            f"   sniffed {data['sniffed_type'] or 'nothing'}"
             + ("   [yellow](disagree)[/]" if data["type_mismatch"] else "")
         )
-        out.print(
-            f"encoding   {data['encoding']} (from {data['encoding_source']}, {data['decode_errors']} errors)"
-        )
+        if data["encoding"] is not None:
+            out.print(
+                f"encoding   {data['encoding']} (from {data['encoding_source']}, "
+                f"{data['decode_errors'] or 0} errors)"
+            )
+        else:
+            out.print("encoding   none (not decoded: a binary format)")
         if data.get("lang"):
             spans = {p.get("lang") for p in data.get("passages", [])} - {data["lang"]}
             out.print(

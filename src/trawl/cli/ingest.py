@@ -9,7 +9,14 @@ from typing import Any
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from trawl.cli.common import add_config_options, err_console, human_bytes, out_console, removed_if_failed
+from trawl.cli.common import (
+    add_config_options,
+    err_console,
+    human_bytes,
+    out_console,
+    removed_if_failed,
+    sentence,
+)
 from trawl.document import Document
 from trawl.errors import InputError
 from trawl.jobs.ingest import IngestResult, ingest
@@ -23,7 +30,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "ingest",
         help=HELP,
-        description=HELP.capitalize() + ". Formats and compression are detected from the bytes, "
+        description=sentence(HELP) + ". Formats and compression are detected from the bytes, "
         "not the file names. Bad records are counted and recorded, never fatal.",
     )
     p.add_argument(

@@ -130,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.texts and args.lines is None:
         print("trawl: error: give TEXT arguments or --lines FILE (or - for standard input)", file=sys.stderr)
         return 2
+    if args.langs and not args.table:
+        print("trawl: error: --langs chooses the languages of --table; give --table too", file=sys.stderr)
+        return 2
     from trawl.langid.identify import get_identifier  # noqa: PLC0415 -- loads the models
 
     if args.table:

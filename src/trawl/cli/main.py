@@ -66,12 +66,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The subcommand's own parser (for its usage line), or the top one."""
+    for action in parser._actions:  # argparse keeps its subparsers here, and only here
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            sub: argparse.ArgumentParser = action.choices[command]
+            return sub
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The first word that is not an option names the command (trawl's own options take no value).
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # an option the command does not know: its usage, not trawl's
+            _command_parser(parser, getattr(args, "command", None)).error(
+                f"unrecognized arguments: {' '.join(extra)}"
+            )
     except SystemExit as exc:  # a usage error (2) or --help (0), already printed: the exit status
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "command", None):

@@ -9,14 +9,14 @@ from typing import Any
 
 from rich.table import Table as RichTable
 
-from trawl.cli.common import human_bytes, out_console
+from trawl.cli.common import human_bytes, out_console, sentence
 from trawl.store.collection import Collection
 
 HELP = "summarise a collection: documents, hosts, types, sizes and the counters of every run"
 
 
 def register(sub: Any) -> None:
-    p: argparse.ArgumentParser = sub.add_parser("show", help=HELP, description=HELP.capitalize() + ".")
+    p: argparse.ArgumentParser = sub.add_parser("show", help=HELP, description=sentence(HELP) + ".")
     p.add_argument("collection", type=Path, metavar="COLLECTION")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.set_defaults(func=run)

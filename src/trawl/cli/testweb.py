@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import bounded, out_console
+from trawl.cli.common import bounded, out_console, sentence
 from trawl.testweb import ServerThread, TestWeb
 
 HELP = "serve a deterministic generated web of many hosts on loopback, logging every request"
@@ -17,7 +17,7 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "testweb",
         help=HELP,
-        description=HELP.capitalize() + ": pages in nine languages and encodings, duplicates, "
+        description=sentence(HELP) + ": pages in nine languages and encodings, duplicates, "
         "robots.txt variants, sitemaps, feeds, redirects, traps, slow, failing and hostile hosts. "
         "Prints the --resolve options that let trawl crawl reach it.",
     )

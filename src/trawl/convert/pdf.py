@@ -30,8 +30,8 @@ in the text (PDFium's web-link detection, the URL as its own anchor text).
 from __future__ import annotations
 
 import io
+import itertools
 import re
-from collections import Counter
 from typing import Any
 
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
@@ -100,6 +100,22 @@ def _key(line: str) -> str:
     return _DIGITS.sub("#", line.lower())
 
 
+def _runs(where: dict[int, str]) -> bool:
+    """Whether the lines of one key, by page, are one running line: the same text on each page,
+    or a text whose numbers that change go up with the page (``Page 3 of 10``, ``Report — 7``).
+    Body lines that differ only in their numbers (``Table 1 shows``, ``Table 4 shows``) are not."""
+    if len(set(where.values())) == 1:
+        return True
+    numbers = [(page, [int(d) for d in _DIGITS.findall(line)]) for page, line in sorted(where.items())]
+    width = len(numbers[0][1])
+    if any(len(ns) != width for _, ns in numbers):
+        return False
+    changing = [i for i in range(width) if len({ns[i] for _, ns in numbers}) > 1]
+    return all(
+        all(b[1][i] - a[1][i] == b[0] - a[0] for a, b in itertools.pairwise(numbers)) for i in changing
+    )
+
+
 def drop_running_lines(pages: list[list[str]]) -> tuple[list[list[str]], int]:
     """Remove running headers/footers and page numbers (see the module docstring).
 
@@ -108,12 +124,12 @@ def drop_running_lines(pages: list[list[str]]) -> tuple[list[list[str]], int]:
     n = len(pages)
     if n < 2:
         return pages, 0
-    counts: Counter[str] = Counter()
-    for lines in pages:
-        edge = {*lines[:_EDGE], *lines[-_EDGE:]}
-        counts.update({_key(line) for line in edge})
+    seen: dict[str, dict[int, str]] = {}  # key → {page: the line}
+    for page, lines in enumerate(pages):
+        for line in {*lines[:_EDGE], *lines[-_EDGE:]}:
+            seen.setdefault(_key(line), {}).setdefault(page, line)
     need = n if n < 4 else max(3, (n + 1) // 2)  # two or three pages: on every one of them
-    running = {key for key, c in counts.items() if c >= need}
+    running = {key for key, where in seen.items() if len(where) >= need and _runs(where)}
     removed = 0
     out: list[list[str]] = []
     for lines in pages:

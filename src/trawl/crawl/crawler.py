@@ -765,7 +765,8 @@ class Crawler:
                 self.stats.inc("robots/retry")
                 return
             rules = RobotsRules.forbid_all("unreachable")
-            self.ctx.drop("robots", f"robots-unreachable/{exc.kind}", str(exc), url=url)
+            # the robots.txt request itself; the host's pages are then dropped as robots/unreachable
+            self.ctx.drop("robots", f"robots/unreachable/robots.txt/{exc.kind}", str(exc), url=url)
         self.stats.inc("robots/fetched")
         h.robots = rules
         h.robots_at = time.monotonic()

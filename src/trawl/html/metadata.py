@@ -17,7 +17,7 @@ import html
 import json
 import re
 from calendar import monthrange
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -26,7 +26,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from trawl.html.blocks import PageTree, compiled_walk, parse_page
 
-__all__ = ["PageMetadata", "date_in_text", "extract_metadata", "read_metadata"]
+__all__ = ["PageMetadata", "author_in_text", "date_in_text", "extract_metadata", "read_metadata"]
 
 
 @dataclass(slots=True)
@@ -477,6 +477,36 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         if date:
             sources["date"] = "meta:modified"
     return PageMetadata(title[:1000], author[:200], date, sources, meta, base, canonical, page_title)
+
+
+#: A byline alone in the page's opening text: "By Jane Doe | March 3", "Written by J. R. Smith".
+_NAME_WORD = r"(?:[A-ZÀ-ÖØ-Þ][\w'\u2019-]*\.?|(?:van|von|de|der|den|da|di|du|del|la|le|bin|al)(?=\s))"
+_TEXT_BYLINE = re.compile(
+    rf"^(?i:by|written by|posted by|words by|text by)\s+({_NAME_WORD}(?:\s+{_NAME_WORD}){{1,4}})"
+    r"\s*(?:$|[|•·,;\u2014\u2013]|-\s|\s(?i:on|at|in|for|and|updated|published)\b|\s\d)"
+)
+#: How many of a page's first text blocks are looked at for a byline.
+_BYLINE_BLOCKS = 40
+
+
+def author_in_text(blocks: Sequence[str]) -> str:
+    """The name of a byline written as text in the page's opening blocks (``<p>By Jane Doe |
+    …</p>``, no markup saying it is one), or ``""``: "By" (any case) and two to five capitalised
+    words (initials, and particles such as "van" or "de", included), then the end of the block,
+    a separator, or a date."""
+    for text in blocks[:_BYLINE_BLOCKS]:
+        if len(text) > 120:
+            continue
+        line = text.strip()
+        m = _TEXT_BYLINE.match(line)
+        if m:
+            name = _clean(m.group(1))
+            # a name in capitals only where the whole byline is ("BY JOHN SMITH"); "By USE CASE"
+            # and "By COMPANY SIZE" are a menu's filters
+            shouting = name.isupper() and not line[: m.start(1)].isupper()
+            if not shouting and not _no_name(name):
+                return name
+    return ""
 
 
 def date_in_text(text: str) -> str:

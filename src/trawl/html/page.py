@@ -40,7 +40,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from trawl.document import Link
 from trawl.html.blocks import BLOCK_TAGS, PageBlocks, PageTree, compiled_walk, parse_blocks, parse_page
-from trawl.html.metadata import PageMetadata, date_in_text, read_metadata
+from trawl.html.metadata import PageMetadata, author_in_text, date_in_text, read_metadata
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -370,6 +370,11 @@ def read_page(
             if written:
                 about.date = written
                 about.sources = {**(about.sources or {}), "date": "text"}
+        if not about.author:  # no markup names an author: a "By …" line in the opening text
+            byline = author_in_text(blocks.texts)
+            if byline:
+                about.author = byline
+                about.sources = {**(about.sources or {}), "author": "text:byline"}
         page.title = (
             about.title or about.page_title or next((str(h["text"]) for h in headings if h["level"] == 1), "")
         )
