@@ -53,4 +53,4 @@ def test_demo_refuses_to_overwrite_a_foreign_directory(
     (tmp_path / "mine" / "precious.txt").write_text("keep me")
     assert main(["demo", "--dir", str(tmp_path / "mine")]) == 1
     assert (tmp_path / "mine" / "precious.txt").exists()
-    assert "not a trawl demo" in capsys.readouterr().err
+    assert "not made by trawl demo" in capsys.readouterr().err

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
-from trawl.cli.common import err_console, out_console, sentence
+from trawl.cli.common import out_console, sentence
 from trawl.cli.ingest import summary_table
 from trawl.demo import describe, generate_sample
 from trawl.errors import MissingDependency
@@ -41,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
     marker = base / ".trawl-demo"
     if base.exists():
         if not marker.exists():
-            err_console().print(
+            print(
                 f"trawl: error: {base} exists and was not made by trawl demo, so it is left alone; "
                 "give another folder with --dir DIR",
-                markup=False,
+                file=sys.stderr,
             )
             return 1
         shutil.rmtree(base)
