@@ -22,9 +22,8 @@ from trawl.store.collection import Collection
 
 HELP = "find exact and near-duplicate documents in a collection (discovery), or one document's (search)"
 
-USAGE = """
-  trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [options]
-  trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"""
+USAGE = """trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [options]
+       trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"""
 
 
 def register(sub: Any) -> None:
