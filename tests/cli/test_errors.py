@@ -145,3 +145,29 @@ def test_extract_plots_one_file_per_page(tmp_path: Path, capfd: pytest.CaptureFi
     rows = [json.loads(line) for line in capfd.readouterr().out.splitlines()]
     assert len({row["plot"] for row in rows}) == 2
     assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["c2-page.png", "page.png"]
+
+
+def test_the_smaller_ones(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # help texts keep their capitals
+    assert main(["ingest", "--help"]) == 0
+    assert "Read WARC/ARC files, TREC Web files" in capfd.readouterr().out
+    assert main(["detect-encoding", "--help"]) == 0
+    assert "(Python codec name)" in capfd.readouterr().out
+    # an unknown option of a command prints that command's usage
+    assert main(["ingest", "x", "-o", str(tmp_path / "c"), "--bogus"]) == 2
+    err = capfd.readouterr().err
+    assert err.startswith("usage: trawl ingest") and "unrecognized arguments: --bogus" in err
+    # --langs only goes with --table
+    assert main(["langid", "--langs", "en,de", "some text"]) == 2
+    assert "give --table too" in capfd.readouterr().err
+    # get prints no None for a file's status or a binary's encoding
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a plain text file with a few words")
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
+    assert main(["ingest", str(folder), "-o", str(tmp_path / "c"), "--no-progress"]) == 0
+    capfd.readouterr()
+    for name in ("a.txt", "logo.png"):
+        assert main(["get", str(tmp_path / "c"), (folder / name).resolve().as_uri()]) == 0
+        out = capfd.readouterr().out
+        assert "None" not in out, out

@@ -113,6 +113,10 @@ def test_hostile_hosts_are_bounded_counted_and_survived(tmp_path: Path, transpor
     assert result.stopped == "done"
     assert c.get("robots/error/dns") == 1  # nxdomain.test
     assert (
+        c.get("drop/robots/unreachable/robots.txt/dns") == 1
+        and "drop/robots-unreachable/dns" not in c.counters
+    )
+    assert (
         c.get("robots/error/connect") == 1 + settings.max_retries
     )  # refuse.test, asked again before giving up
     assert c.get("fetch/error/protocol") >= 1  # garbage.test
