@@ -171,3 +171,12 @@ def test_the_smaller_ones(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> 
         assert main(["get", str(tmp_path / "c"), (folder / name).resolve().as_uri()]) == 0
         out = capfd.readouterr().out
         assert "None" not in out, out
+
+
+def test_dedup_near_help_is_the_search_s(capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["dedup", "near", "--help"]) == 0
+    near = capfd.readouterr().out
+    assert main(["dedup", "--help"]) == 0
+    both = capfd.readouterr().out
+    assert near.startswith("usage: trawl dedup near COLLECTION") and "Search:" in near
+    assert both.startswith("usage: trawl dedup COLLECTION") and "Discovery" in both and near != both

@@ -26,11 +26,32 @@ USAGE = """trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [opti
        trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"""
 
 
+SEARCH_USAGE = "trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"
+SEARCH = (
+    "Search: the near duplicates of one stored document (by URL) or of a text (--text), with "
+    "their similarity, most similar first, from the search index stored in COLLECTION/index/dedup "
+    "(built on first use, rebuilt when the collection or the options changed). --method, "
+    "--threshold, --shingle, --simhash-k and --modp-p are those of discovery; --limit caps the "
+    "answers. Exact duplicates (the same normalised text) come with similarity 1.0."
+)
+
+
+class _Help(argparse.Action):
+    """``-h``: the help of the form asked about, ``trawl dedup near --help`` the search's."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *_: Any) -> None:
+        if getattr(namespace, "collection", None) == "near":
+            parser.usage, parser.description = SEARCH_USAGE, SEARCH
+        parser.print_help()
+        parser.exit()
+
+
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "dedup",
         help=HELP,
         usage=USAGE,
+        add_help=False,
         description="Discovery (trawl dedup COLLECTION): every near-duplicate pair and cluster, each "
         "cluster with its representative (the fullest copy); stored in the table's dup family and in "
         "COLLECTION/index/dedup/report.json. Search (trawl dedup near COLLECTION URL, or --text): the "
@@ -40,6 +61,7 @@ def register(sub: Any) -> None:
         "tables), winnow (winnowed n-gram fingerprints, inverted index), modp (the n-gram hashes "
         "≡ 0 mod p as fingerprints, same index).",
     )
+    p.add_argument("-h", "--help", action=_Help, nargs=0, help="show this help message and exit")
     p.add_argument("collection", metavar="COLLECTION", help="the collection (or the word 'near', see usage)")
     p.add_argument("rest", nargs="*", metavar="URL", help=argparse.SUPPRESS)
     p.add_argument("--text", metavar="TEXT", help="search: find the near duplicates of this text")
