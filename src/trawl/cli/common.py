@@ -67,6 +67,15 @@ def human_bytes(n: float) -> str:
     return f"{n:.1f} TiB"
 
 
+def _stdin_bytes() -> bytes:
+    """Standard input's bytes (its text, UTF-8 encoded, where it is a text stream only)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        data: bytes = buffer.read()
+        return data
+    return sys.stdin.read().encode("utf-8", "surrogateescape")
+
+
 def read_input_file(path: str, row: dict[str, Any], *, stdin: bool = False) -> bytes | None:
     """The bytes of a file named on the command line, gunzipped when they are gzip.
 
@@ -74,7 +83,7 @@ def read_input_file(path: str, row: dict[str, Any], *, stdin: bool = False) -> b
     gives ``None``; problems undoing the gzip (truncation, the size cap) go to ``row["problems"]``.
     """
     try:
-        data = sys.stdin.buffer.read() if stdin and path == "-" else Path(path).read_bytes()
+        data = _stdin_bytes() if stdin and path == "-" else Path(path).read_bytes()
     except OSError as exc:
         row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
         return None
@@ -105,7 +114,7 @@ def read_document(
     """
     try:
         if stdin and path == "-":
-            raw = sys.stdin.buffer.read()
+            raw = _stdin_bytes()
         else:
             size = Path(path).stat().st_size
             if max_file_bytes is not None and size > max_file_bytes:
