@@ -328,3 +328,35 @@ def test_show_counts_urls_and_captures_apart(tmp_path: Path, capsys: pytest.Capt
     assert main(["show", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     assert "URLs" in out and "captures" in out and "ingest runs" not in out
+
+
+def test_get_versions_lists_every_capture_and_a_docno_names_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _recaptured(tmp_path / "c")
+    url = "http://news.example.org/front"
+    assert main(["get", str(tmp_path / "c"), url, "--versions", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["title"] for r in rows] == ["first edition", "second edition", "second edition"]
+    assert [r["revisit_of"] is not None for r in rows] == [False, False, True]
+    assert [r["fetched_at"][:10] for r in rows] == ["2024-05-01", "2024-05-02", "2024-05-03"]
+    assert main(["get", str(tmp_path / "c"), url, "--versions"]) == 0
+    out = capsys.readouterr().out
+    assert "3 captures, oldest first" in out and "revisit (unchanged)" in out
+    assert main(["get", str(tmp_path / "c"), url, "--versions", "--raw"]) == 2
+    # a DOCNO names its own capture, not the row's newest
+    docs = [
+        Document(
+            url="http://trec.example/d",
+            docno=f"DOC-{k}",
+            fetched_at=T0 + timedelta(days=k),
+            status=200,
+            raw=f"<title>v{k}</title><p>version {k}".encode(),
+            title=f"v{k}",
+            text=f"version {k}",
+        )
+        for k in range(2)
+    ]
+    with Collection.create(tmp_path / "d") as coll:
+        Pipeline([Docs(docs)], [coll.writer()]).run()
+        assert coll.find("DOC-0").title == "v0" and coll.find("DOC-1").title == "v1"

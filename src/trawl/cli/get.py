@@ -49,6 +49,12 @@ def register(sub: Any) -> None:
     mode.add_argument("--raw", action="store_true", help="the captured payload bytes, exactly as ingested")
     mode.add_argument("--text", action="store_true", help="the extracted text (title, blank line, text)")
     mode.add_argument("--json", action="store_true", help="everything stored about it, as one JSON object")
+    p.add_argument(
+        "--versions",
+        action="store_true",
+        help="every kept capture of the URL, oldest first: time, status, revisit or not, WARC "
+        "FILE@OFFSET, payload digest, title (with --json: one JSON object each, as --json prints one)",
+    )
     mode.add_argument(
         "--anchor",
         action="store_true",
@@ -82,10 +88,38 @@ def _by_anchor(collection: Collection, words: str) -> int:
     return 0
 
 
+def _versions(collection: Collection, key: str, as_json: bool) -> int:
+    records = collection.versions(key)
+    if as_json:
+        for record in records:
+            print(json.dumps(record.as_dict(), ensure_ascii=False))
+        return 0
+    out = out_console()
+    out.print(f"[bold]{records[-1].url}[/]: {len(records)} captures, oldest first", highlight=False)
+    for record in records:
+        capture = record.capture
+        pointer = capture.get("pointer") or {}
+        kind = "revisit (unchanged)" if record.revisit_of else str(capture.get("record_type") or "")
+        status = capture.get("status")
+        out.print(
+            f"{capture.get('fetched_at') or 'unknown'}  {'' if status is None else status}  {kind}  "
+            f"{pointer.get('file')}@{pointer.get('offset')}  "
+            f"{str(capture.get('payload_digest') or '')[:18]}  "
+            f"{record.title or '(no title)'}",
+            highlight=False,
+            markup=False,
+        )
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     with Collection.open(args.collection) as collection:
         if args.anchor:
             return _by_anchor(collection, args.key)
+        if args.versions:
+            if args.raw or args.text or args.anchor or args.as_of:
+                raise ConfigError("--versions lists every capture; give it alone, or with --json")
+            return _versions(collection, args.key, args.json)
         record = collection.find(args.key, as_of=_as_of(args.as_of))
         if args.raw:
             doc = collection.read(record)

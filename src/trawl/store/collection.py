@@ -326,8 +326,10 @@ class Collection:
             for index in ("hash", "docno", "pointer"):
                 row = table.lookup(index, key)
                 if row is not None:
-                    # FILE@OFFSET names one capture: that one, not the row's newest
-                    yield row, self._capture_at(row, key) if index == "pointer" else when
+                    # FILE@OFFSET and a DOCNO name one capture: that one, not the row's newest
+                    # (with as_of, only if it existed by then)
+                    at = self._capture_at(row, key, index) if index != "hash" else None
+                    yield row, at if at is not None and (when is None or at <= when) else when
 
         for row, at in candidates():
             cells = table.get_row(row, as_of=at)
@@ -352,13 +354,28 @@ class Collection:
             f"no record for {key!r} in {str(self.path)!r} (tried URL, URL hash, DOCNO, WARC FILE@OFFSET)"
         )
 
-    def _capture_at(self, row: str, key: str) -> int | None:
-        """The time of the capture of ``row`` whose record is at ``key`` (``FILE@OFFSET``)."""
+    def _capture_at(self, row: str, key: str, index: str = "pointer") -> int | None:
+        """The time of the capture of ``row`` named by ``key``: its record's ``FILE@OFFSET``
+        (``index`` "pointer") or its DOCNO ("docno"); None (the newest) when none is."""
         for ts, capture in self.table.versions_of(row, "fetch", "capture"):
+            if index == "docno":
+                if capture.get("docno") == key:
+                    return ts
+                continue
             pointer = capture.get("pointer") or {}
             if f"{pointer.get('file')}@{pointer.get('offset')}" == key:
                 return ts
         return None
+
+    def versions(self, key: str) -> list[StoredRecord]:
+        """Every kept capture of the URL (or URL hash, DOCNO, ``FILE@OFFSET``) ``key`` names,
+        oldest first, each with the cells it was stored with (``trawl get --versions``)."""
+        row = self.find(key).row
+        table = self.table
+        return [
+            StoredRecord(row, table.get_row(row, as_of=ts))
+            for ts, _ in reversed(table.versions_of(row, "fetch", "capture"))
+        ]
 
     def read(self, record: StoredRecord) -> Document:
         """The stored capture of ``record``: exactly one WARC record read and decompressed.
