@@ -417,3 +417,25 @@ def test_crawled_sitemaps_and_feeds_are_typed(tmp_path: Path) -> None:
         kinds
     )
     assert all(kinds.values()), {u: k for u, k in kinds.items() if not k}
+
+
+def test_a_sitemap_s_priority_orders_the_frontier(tmp_path: Path) -> None:
+    """h0.test's sitemap lists p/19 … p/0 and ranks p/0-p/2 highest (0.9 against 0.5): those are
+    fetched first, although they were listed last."""
+    web = TestWeb(4, hosts=2, pages=12, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, concurrency=1, max_pages=5, max_retries=0,
+            resolve=tuple(server.resolve_rules()),
+        )  # fmt: skip
+        with Collection.create(tmp_path / "c", overrides=PLAIN) as coll:
+            result = crawl(["http://h0.test/sitemap.xml"], coll, settings)
+        log = server.log
+    pages = [
+        e.target
+        for e in sorted(log, key=lambda e: e.start)
+        if e.host == "h0.test" and e.target.startswith("/p/")
+    ]
+    assert result.stats["discover/sitemap-priority"] >= 12, result.stats.prefix("discover/")
+    assert [e.target for e in log if e.host == "h0.test"].count("/sitemap.xml") == 1
+    assert sorted(pages[:3]) == ["/p/0.html", "/p/1.html", "/p/2.html"], pages

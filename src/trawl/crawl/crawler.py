@@ -317,6 +317,7 @@ class Crawler:
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
         self._refusal = ""  # why admit() last refused a URL (for seeds)
         self._fetching = 0  # page fetches in flight
+        self._sitemap_priority: dict[str, float] = {}  # URL → its sitemap <priority>, until admitted
         self.refused_seeds: list[tuple[str, str]] = []
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
@@ -873,11 +874,17 @@ class Crawler:
                     if target is not None and self.add_urls([target]) == 0:
                         self.stats.inc("redirect/seen-target")
         children = []
+        hinted = self._sitemap_priority
         for link in links:
+            priority = self._priority(e, link.text, link.url)
+            if hinted and link.url in hinted:
+                # a sitemap's <priority> (0..1, 0.5 when absent) lifts a page by up to one level
+                priority += 2.0 * (hinted.pop(link.url) - 0.5)
+                self.stats.inc("discover/sitemap-priority")
             child = self.admit(
                 link.url,
                 depth=e.depth + 1,
-                priority=self._priority(e, link.text, link.url),
+                priority=priority,
                 anchor=link.text,
                 kind=link.rel if link.rel in ("sitemap", "feed") else "page",
             )
@@ -981,6 +988,8 @@ class Crawler:
                 self.stats.inc("drop/sitemap-depth", len(info.sitemaps))
             for item in info.urls:
                 links.append(Link(item.url, "", ""))
+                if item.priority is not None:  # the site's own ranking of its pages orders the frontier
+                    self._sitemap_priority[item.url] = min(1.0, max(0.0, item.priority))
                 if item.changefreq in CHANGEFREQ_RATE:
                     self.stats.inc(f"discover/changefreq/{item.changefreq}")
             self.stats.inc("discover/sitemap-urls", len(info.urls))

@@ -410,7 +410,7 @@ class TestWeb:
             urls = "\n".join(
                 f"<url><loc>http://{host}/p/{i}.html</loc><changefreq>daily</changefreq>"
                 f"<priority>{0.9 if i < 3 else 0.5}</priority></url>"
-                for i in range(self.pages)
+                for i in reversed(range(self.pages))  # listed last, ranked first: priority must order
             )
             xml = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}\n</urlset>\n'
             return Reply(200, [("Content-Type", "application/xml")], xml.encode())
