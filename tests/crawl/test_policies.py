@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import defaultdict
+from pathlib import Path
 
 from trawl.crawl.crawler import Crawler, CrawlSettings
 from trawl.crawl.frontier import Frontier
@@ -86,3 +87,54 @@ def test_feeds_are_polled_at_their_ttl() -> None:
     assert len(polls) >= 3
     assert all(b.start - a.start >= 0.8 - 0.05 for a, b in itertools.pairwise(polls))
     assert result.stats.get("discover/feed-links") >= len(polls) - 1  # each poll read the items
+
+
+def test_a_sitemap_s_changefreq_is_the_revisit_prior(tmp_path: Path) -> None:
+    """h0.test's sitemap says its pages change daily: that is their prior change rate (kept in
+    the frontier, also across a reopen), so before any visit has shown a change they are due at
+    the rate it implies (capped at revisit_max), while a page nothing is known of gets the
+    default prior (half of revisit_max)."""
+    from trawl.crawl.discovery import CHANGEFREQ_RATE
+
+    web = TestWeb(4, hosts=1, pages=6, special=False, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.1, revisit_max=20.0,
+            max_seconds=2.0, store=False, hosts=("h0.test",), resolve=tuple(server.resolve_rules()),
+        )  # fmt: skip
+        frontier = Frontier(tmp_path / "frontier.sqlite")
+        asyncio.run(Crawler(settings, frontier).run(["http://h0.test/sitemap.xml", "http://h0.test/"]))
+        frontier.close()
+    again = Frontier(tmp_path / "frontier.sqlite")
+    rows = {
+        url: (prior, due - last)
+        for url, prior, due, last in again.db.execute(
+            "SELECT url, prior, due, last_fetch FROM urls WHERE state = 3"
+        )
+    }
+    again.close()
+    hinted = {u: r for u, r in rows.items() if "/p/" in u and "?" not in u}  # the sitemap's URLs
+    assert hinted and all(prior == CHANGEFREQ_RATE["daily"] for prior, _ in hinted.values()), rows
+    assert all(abs(wait - 20.0) < 0.5 for _, wait in hinted.values()), hinted  # 12 h, capped at 20 s
+    home = rows["http://h0.test/"]
+    assert home[0] == 0.0 and abs(home[1] - 10.0) < 0.5, home  # no hint: half of revisit_max
+
+
+def test_a_frontier_written_before_priors_opens_and_gains_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    from trawl.crawl.frontier import _SCHEMA
+
+    old = _SCHEMA.replace(",\n    prior REAL NOT NULL DEFAULT 0", "")
+    assert "prior REAL" not in old
+    db = sqlite3.connect(tmp_path / "old.sqlite")
+    db.executescript(old)
+    db.execute("INSERT INTO urls (key, url, host) VALUES (1, 'http://a.test/', 'a.test')")
+    db.execute("INSERT INTO meta VALUES ('crawl_id', 'abc')")
+    db.commit()
+    db.close()
+    frontier = Frontier(tmp_path / "old.sqlite")
+    host = frontier.host("a.test")
+    entry = frontier.pop(host)
+    assert entry is not None and entry.url == "http://a.test/" and entry.prior == 0.0
+    frontier.close()

@@ -318,6 +318,7 @@ class Crawler:
         self._refusal = ""  # why admit() last refused a URL (for seeds)
         self._fetching = 0  # page fetches in flight
         self._sitemap_priority: dict[str, float] = {}  # URL → its sitemap <priority>, until admitted
+        self._sitemap_rate: dict[str, float] = {}  # URL → its sitemap <changefreq> rate, until admitted
         self.refused_seeds: list[tuple[str, str]] = []
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
@@ -888,7 +889,10 @@ class Crawler:
                 anchor=link.text,
                 kind=link.rel if link.rel in ("sitemap", "feed") else "page",
             )
+            rate = self._sitemap_rate.pop(link.url, None) if self._sitemap_rate else None
             if child is not None:
+                if rate is not None:
+                    child.prior = rate
                 children.append(child)
         self.stats.inc("discover/links", len(links))
         if children:
@@ -922,7 +926,8 @@ class Crawler:
             self.frontier.finish(e, REVISIT)
             return
         history = ChangeHistory(max(0, e.fetches - 1), e.changes, e.watched)
-        rate = estimate_rate(history, prior=1.0 / s.revisit_max)
+        # the prior: what the site said (a sitemap's changefreq), else the slowest revisit
+        rate = estimate_rate(history, prior=e.prior or 1.0 / s.revisit_max)
         e.due = time.time() + revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
         self.frontier.finish(e, REVISIT)
 
@@ -992,6 +997,8 @@ class Crawler:
                     self._sitemap_priority[item.url] = min(1.0, max(0.0, item.priority))
                 if item.changefreq in CHANGEFREQ_RATE:
                     self.stats.inc(f"discover/changefreq/{item.changefreq}")
+                    # the site's own estimate of how often it changes: the page's revisit prior
+                    self._sitemap_rate[item.url] = CHANGEFREQ_RATE[item.changefreq]
             self.stats.inc("discover/sitemap-urls", len(info.urls))
             await self._store_links_doc(e, resp, links)
             return [Link(link.url, link.text, link.rel) for link in links]

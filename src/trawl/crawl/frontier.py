@@ -70,7 +70,8 @@ CREATE TABLE IF NOT EXISTS urls (
     digest TEXT,
     changes INTEGER NOT NULL DEFAULT 0,
     watched REAL NOT NULL DEFAULT 0,
-    last_fetch REAL NOT NULL DEFAULT 0
+    last_fetch REAL NOT NULL DEFAULT 0,
+    prior REAL NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, priority DESC) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS urls_due ON urls (due) WHERE state = 3;
@@ -79,7 +80,7 @@ REVISIT = 3  # done, and due for another visit at ``due``
 
 _COLUMNS = (
     "key, url, host, priority, depth, hops, kind, anchor, fetches, retries, due, etag, modified, digest, "
-    "changes, watched, last_fetch"
+    "changes, watched, last_fetch, prior"
 )
 
 
@@ -104,6 +105,7 @@ class Entry:
     changes: int = 0
     watched: float = 0.0
     last_fetch: float = 0.0
+    prior: float = 0.0  # changes a second the site says to expect (a sitemap's changefreq); 0: none
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Entry:
@@ -150,6 +152,9 @@ class Frontier:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(urls)")}
+        if "prior" not in columns:  # a frontier written before per-URL priors: the column added
+            self.db.execute("ALTER TABLE urls ADD COLUMN prior REAL NOT NULL DEFAULT 0")
         self.window = window
         self.memory_urls = memory_urls  # URLs held in back queues over all hosts, roughly
         self.commit_every = commit_every
@@ -325,6 +330,7 @@ class Frontier:
                 e.fetches,
                 e.retries,
                 e.due,
+                e.prior,
             )
         )
         self.queued += 1
@@ -440,8 +446,7 @@ class Frontier:
             if self._inserts:
                 db.executemany(
                     "INSERT OR IGNORE INTO urls (key, url, host, state, priority, depth, hops, kind, anchor, "
-                    "fetches, "
-                    "retries, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "fetches, retries, due, prior) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     self._inserts,
                 )
             # consecutive updates of one kind go to SQLite as one executemany (same order kept)
