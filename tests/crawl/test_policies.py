@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
 from collections import defaultdict
 from pathlib import Path
@@ -138,3 +139,53 @@ def test_a_frontier_written_before_priors_opens_and_gains_the_column(tmp_path: P
     entry = frontier.pop(host)
     assert entry is not None and entry.url == "http://a.test/" and entry.prior == 0.0
     frontier.close()
+
+
+def test_the_freshness_report_of_a_revisiting_crawl(tmp_path: Path, capsys: object) -> None:
+    """Pages that change at a known rate (one host's every 0.5 s, the other's never), revisited
+    for a few seconds: the fast host's estimated rate is far above the still one's, its pages
+    are less likely unchanged now, and the next revisits are listed soonest first."""
+    import json
+
+    from trawl.cli.main import main
+    from trawl.jobs.crawl import crawl
+    from trawl.store.collection import Collection
+
+    web = TestWeb(5, hosts=2, pages=4, special=False, change_rates=(0.0, 2.0))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.2, revisit_max=1.0,
+            max_seconds=5.0, sitemaps=False, include=(r"/p/\d+\.html$", r"/$"),
+            resolve=tuple(server.resolve_rules()),
+        )  # fmt: skip
+        with Collection.create(
+            tmp_path / "c", overrides=["extract.enabled=false", "langid.enabled=false"]
+        ) as coll:
+            crawl(["http://h0.test/p/0.html", "http://h1.test/p/0.html"], coll, settings)
+    from trawl.jobs.freshness import freshness
+
+    with Collection.open(tmp_path / "c") as coll:
+        report = freshness(coll)
+    by_truth: dict[float, list[float]] = defaultdict(list)
+    fresh: dict[float, list[float]] = defaultdict(list)
+    for page in report.pages:
+        if "/p/" in page.url:
+            truth = web.change_rate(page.host, int(page.url.rsplit("/", 1)[1].split(".")[0]))
+            by_truth[truth].append(page.rate)
+            fresh[truth].append(page.fresh_now)
+    mean = {k: sum(v) / len(v) for k, v in by_truth.items()}
+    assert set(mean) == {0.0, 2.0} and mean[2.0] > 5 * mean[0.0], mean  # the changing pages found out
+    assert sum(fresh[2.0]) / len(fresh[2.0]) < sum(fresh[0.0]) / len(fresh[0.0])
+    assert main(["freshness", str(tmp_path / "c"), "--json", "--top", "3"]) == 0
+    data = json.loads(capsys.readouterr().out)  # type: ignore[attr-defined]
+    assert {"now", "overall", "hosts", "next"} <= set(data)
+    assert data["overall"]["pages"] == sum(s["pages"] for s in data["hosts"].values()) > 0
+    assert len(data["next"]) <= 3 and [n["due"] for n in data["next"]] == sorted(
+        n["due"] for n in data["next"]
+    )
+    assert main(["freshness", str(tmp_path / "c")]) == 0
+    assert "fresh now" in capsys.readouterr().out  # type: ignore[attr-defined]
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert main(["freshness", str(tmp_path / "c"), "--plot", str(tmp_path / "plots")]) == 0
+        assert (tmp_path / "plots" / "freshness.png").stat().st_size > 1000
+        assert json.loads((tmp_path / "plots" / "freshness.json").read_text())["overall"]["pages"]

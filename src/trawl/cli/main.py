@@ -38,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "decode_report",
     "dedup",
     "stats",
+    "freshness",
     "demo",
 )
 
