@@ -171,6 +171,9 @@ class LocalDirSource(Source):
         self.skip_hidden = skip_hidden
         self.exclude_paths = frozenset(os.path.realpath(p) for p in exclude_paths)
         self.archive_paths = frozenset(os.path.realpath(p) for p in archive_paths)
+        # compared by (device, inode), from the stat the walk makes anyway: no path resolving
+        self._excluded = _identities(self.exclude_paths)
+        self._archives = _identities(self.archive_paths)
         self._real_roots = [os.path.realpath(root) for root in self.roots]
         self._rank, self._world, self._seen = 0, 1, 0
 
@@ -185,7 +188,7 @@ class LocalDirSource(Source):
         check_shard(rank, world_size)
         self._rank, self._world, self._seen = rank, world_size, 0
         for path, st in self.files(ctx):
-            if os.path.realpath(path) in self.archive_paths:
+            if self._archives and (st.st_dev, st.st_ino) in self._archives:
                 ctx.stats.inc("read/archives")
                 continue
             if self._mine():
@@ -201,7 +204,7 @@ class LocalDirSource(Source):
             st = self._stat(ctx, root)
             if st is None:
                 continue
-            if os.path.realpath(root) in self.exclude_paths:
+            if (st.st_dev, st.st_ino) in self._excluded:
                 ctx.stats.inc("read/skipped/output")
             elif stat.S_ISDIR(st.st_mode):
                 yield from self._walk(ctx, root, st)
@@ -248,7 +251,7 @@ class LocalDirSource(Source):
             st = self._stat(ctx, path)
             if st is None:
                 continue
-            if self.exclude_paths and os.path.realpath(path) in self.exclude_paths:
+            if self._excluded and (st.st_dev, st.st_ino) in self._excluded:
                 ctx.stats.inc("read/skipped/output")
                 continue
             if stat.S_ISDIR(st.st_mode):
@@ -362,6 +365,18 @@ class LocalDirSource(Source):
         ctx.stats.inc("read/records")
         ctx.stats.inc("read/bytes", len(data))
         return file_document(where, data, url=path.resolve().as_uri(), fetched_at=_mtime(st))
+
+
+def _identities(paths: frozenset[str]) -> frozenset[tuple[int, int]]:
+    """(device, inode) of each of ``paths`` that exists."""
+    out = set()
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        out.add((st.st_dev, st.st_ino))
+    return frozenset(out)
 
 
 def _kind(mode: int) -> str:

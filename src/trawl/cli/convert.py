@@ -53,7 +53,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--max-memory",
-        type=int,
+        type=bounded(int, 0),
         default=DEFAULT_MAX_MEMORY // 1024**2,
         metavar="MIB",
         help="address space of the worker process, in MiB (0: no limit)",
@@ -82,7 +82,10 @@ def convert_file(
     if name.endswith((".gz", ".gzip")) and body[:2] != b"\x1f\x8b":
         name = name.rsplit(".", 1)[0]  # the name of what was unpacked: page.html.gz is page.html
     identity = identify(body, content_type, name)
-    row["bytes"] = Path(path).stat().st_size
+    try:
+        row["bytes"] = Path(path).stat().st_size  # the file as it is on disk (packed, if it was)
+    except OSError:  # gone since it was read
+        row["bytes"] = len(doc.raw)
     row.update(identity.as_dict())
     # a ZIP without its directory, or a text cut at the size limit
     row["truncated"] = bool(identity.truncated or doc.metadata.get("truncated"))
