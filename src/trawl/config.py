@@ -116,6 +116,8 @@ class CrawlConfig:
     revisit: bool = False
     revisit_min: float = 60.0
     revisit_max: float = 86400.0
+    policy: str = "adaptive"
+    budget: float = 0.0
     focus: list[str] = field(default_factory=list)
     resolve: list[str] = field(default_factory=list)
     transport: str = "http"

@@ -189,3 +189,40 @@ def test_the_freshness_report_of_a_revisiting_crawl(tmp_path: Path, capsys: obje
         assert main(["freshness", str(tmp_path / "c"), "--plot", str(tmp_path / "plots")]) == 0
         assert (tmp_path / "plots" / "freshness.png").stat().st_size > 1000
         assert json.loads((tmp_path / "plots" / "freshness.json").read_text())["overall"]["pages"]
+
+
+def test_revisit_policies_under_a_budget_live() -> None:
+    """Pages that change (once a second) and pages that never do, revisited under a budget of
+    12 revisits a second: uniform gives both kinds about as many visits, proportional gives the
+    changing ones most of them, and neither spends much more than the budget."""
+    web = TestWeb(6, hosts=2, pages=6, special=False, change_rates=(0.0, 1.0))
+
+    def visits(policy: str) -> tuple[dict[float, float], float]:
+        with ServerThread(web) as server:
+            settings = CrawlSettings(
+                min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.05, revisit_max=4.0,
+                policy=policy, budget=12.0, max_seconds=6.0, sitemaps=False, store=False,
+                include=(r"/p/\d+\.html$",), resolve=tuple(server.resolve_rules()),
+            )  # fmt: skip
+            asyncio.run(
+                Crawler(settings, Frontier()).run(
+                    [f"http://h{i}.test/p/{k}.html" for i in range(2) for k in range(6)]
+                )
+            )
+        per: dict[float, list[int]] = defaultdict(list)
+        counts: dict[str, int] = defaultdict(int)
+        fetches = [e for e in server.log if e.target.startswith("/p/")]
+        for e in fetches:
+            counts[f"{e.host}{e.target}"] += 1
+        for page, n in counts.items():
+            host, target = page.split("/", 1)
+            per[web.change_rate(host, int(target.split("/")[1].split(".")[0]))].append(n - 1)  # revisits
+        span = max(e.start for e in fetches) - min(e.start for e in fetches)
+        revisits = sum(n - 1 for n in counts.values())
+        return {rate: sum(v) / len(v) for rate, v in per.items()}, revisits / max(span, 1e-9)
+
+    uniform, uniform_rate = visits("uniform")
+    proportional, proportional_rate = visits("proportional")
+    assert proportional[1.0] > 2 * max(proportional[0.0], 0.5), proportional
+    assert uniform[1.0] < 2 * uniform[0.0] + 1, uniform  # about as often
+    assert uniform_rate < 12.0 * 1.6 and proportional_rate < 12.0 * 1.6, (uniform_rate, proportional_rate)

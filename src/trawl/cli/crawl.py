@@ -120,6 +120,18 @@ def register(sub: Any) -> None:
         "--revisit", action="store_true", help="keep revisiting pages at intervals set by their change rate"
     )
     pol.add_argument(
+        "--policy",
+        choices=("adaptive", "uniform", "proportional", "optimal"),
+        help="with --revisit: how revisits are spread (adaptive: by each page's change rate; the "
+        "others under --budget)",
+    )
+    pol.add_argument(
+        "--budget",
+        type=bounded(float, 0, above=True),
+        metavar="PER_SECOND",
+        help="with --policy uniform|proportional|optimal: revisits a second for the whole crawl",
+    )
+    pol.add_argument(
         "--focus", action="append", metavar="TERM", help="topic terms: fetch on-topic links first"
     )
     pol.add_argument(
@@ -177,7 +189,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         "user_agent": "user_agent", "concurrency": "concurrency", "delay": "min_delay",
         "delay_factor": "delay_factor", "max_crawl_delay": "max_crawl_delay", "max_pages": "max_pages",
         "max_depth": "max_depth", "max_time": "max_seconds", "max_pages_per_host": "max_pages_per_host",
-        "transport": "transport", "store_workers": "store_workers",
+        "transport": "transport", "store_workers": "store_workers", "policy": "policy", "budget": "budget",
     }  # fmt: skip
     for flag, name in simple.items():
         value = getattr(args, flag, None)

@@ -57,7 +57,7 @@ from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, parse_feed, parse_si
 from trawl.crawl.focus import TopicScorer
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
-from trawl.crawl.revisit import ChangeHistory, estimate_rate, revisit_interval
+from trawl.crawl.revisit import POLICIES, ChangeHistory, estimate_rate, policy_frequencies, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
 from trawl.crawl.sink import Sink, StoreJob, StoreOutcome
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
@@ -128,6 +128,10 @@ class CrawlSettings:
     revisit: bool = False
     revisit_min: float = 60.0
     revisit_max: float = 86400.0
+    # "adaptive": each page by its own estimated rate (revisit_interval); "uniform",
+    # "proportional", "optimal": the whole set of pages under ``budget`` revisits a second
+    policy: str = "adaptive"
+    budget: float = 0.0
     focus: tuple[str, ...] = ()
     shard: int = 0
     shards: int = 1
@@ -186,6 +190,15 @@ class CrawlSettings:
         if self.transport not in TRANSPORTS:
             raise ConfigError(
                 f"crawl: unknown transport {self.transport!r}; choose one of {', '.join(TRANSPORTS)}"
+            )
+        if self.policy not in ("adaptive", *POLICIES):
+            raise ConfigError(
+                f"crawl: unknown revisit policy {self.policy!r}; choose adaptive, {', '.join(POLICIES)}"
+            )
+        if self.budget < 0 or (self.policy != "adaptive" and self.budget == 0):
+            raise ConfigError(
+                f"crawl: the {self.policy} revisit policy needs a positive budget (revisits a second), "
+                f"not {self.budget}"
             )
 
 
@@ -317,6 +330,10 @@ class Crawler:
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
         self._refusal = ""  # why admit() last refused a URL (for seeds)
         self._fetching = 0  # page fetches in flight
+        # revisit policies under a budget: each scheduled page's rate, and the solved frequencies
+        self._rates: dict[int, float] = {}
+        self._frequencies: dict[int, float] = {}
+        self._solved_for, self._solved_at = 0, 0.0
         self._sitemap_priority: dict[str, float] = {}  # URL → its sitemap <priority>, until admitted
         self._sitemap_rate: dict[str, float] = {}  # URL → its sitemap <changefreq> rate, until admitted
         self.refused_seeds: list[tuple[str, str]] = []
@@ -928,8 +945,32 @@ class Crawler:
         history = ChangeHistory(max(0, e.fetches - 1), e.changes, e.watched)
         # the prior: what the site said (a sitemap's changefreq), else the slowest revisit
         rate = estimate_rate(history, prior=e.prior or 1.0 / s.revisit_max)
-        e.due = time.time() + revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
+        if s.policy != "adaptive" and s.budget > 0:
+            interval = self._policy_interval(e.key, rate)
+        else:
+            interval = revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
+        e.due = time.time() + interval
         self.frontier.finish(e, REVISIT)
+
+    def _policy_interval(self, key: int, rate: float) -> float:
+        """The page's revisit interval under the crawl's policy and budget: the frequencies of
+        every page this run has scheduled (their latest rate estimates) are solved again when the
+        set has grown by a tenth or a second has passed (:func:`~trawl.crawl.revisit.policy_frequencies`)."""
+        s = self.settings
+        self._rates[key] = rate
+        now = time.monotonic()
+        if (
+            key not in self._frequencies
+            or len(self._rates) > 1.1 * self._solved_for
+            or now - self._solved_at > 1.0
+        ):
+            keys = list(self._rates)
+            freqs = policy_frequencies([self._rates[k] for k in keys], s.budget, s.policy)
+            self._frequencies = dict(zip(keys, freqs, strict=True))
+            self._solved_for, self._solved_at = len(keys), now
+        f = self._frequencies.get(key, 0.0)
+        interval = 1.0 / f if f > 0 else s.revisit_max  # not worth a visit: the slowest check
+        return min(s.revisit_max, max(s.revisit_min, interval))
 
     # -- what a response becomes -------------------------------------------------------------------
 
