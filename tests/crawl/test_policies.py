@@ -226,3 +226,24 @@ def test_revisit_policies_under_a_budget_live() -> None:
     assert proportional[1.0] > 2 * max(proportional[0.0], 0.5), proportional
     assert uniform[1.0] < 2 * uniform[0.0] + 1, uniform  # about as often
     assert uniform_rate < 12.0 * 1.6 and proportional_rate < 12.0 * 1.6, (uniform_rate, proportional_rate)
+
+
+def test_the_budget_takes_a_unit_and_a_policy_needs_one() -> None:
+    from trawl.cli.crawl import settings_from
+    from trawl.cli.main import build_parser, main
+    from trawl.errors import ConfigError
+
+    parser = build_parser("crawl")
+    args = parser.parse_args(["crawl", "http://x.test/", "-o", "c", "--revisit", "--policy", "optimal",
+                              "--budget", "8640/day"])  # fmt: skip
+    settings = settings_from(args)
+    assert (settings.policy, settings.budget) == ("optimal", 0.1)
+    settings.check()
+    bad = parser.parse_args(["crawl", "http://x.test/", "-o", "c", "--revisit", "--policy", "uniform"])
+    try:
+        settings_from(bad).check()
+    except ConfigError as exc:
+        assert "needs a positive budget" in str(exc)
+    else:
+        raise AssertionError("a policy without a budget was accepted")
+    assert main(["crawl", "http://x.test/", "-o", "c", "--budget", "5/week"]) == 2

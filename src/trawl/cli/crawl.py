@@ -127,9 +127,10 @@ def register(sub: Any) -> None:
     )
     pol.add_argument(
         "--budget",
-        type=bounded(float, 0, above=True),
-        metavar="PER_SECOND",
-        help="with --policy uniform|proportional|optimal: revisits a second for the whole crawl",
+        type=_per_second,
+        metavar="N[/s|/min|/h|/day]",
+        help="with --policy uniform|proportional|optimal: revisits for the whole crawl, a second "
+        "unless a unit is given (e.g. 10000/day)",
     )
     pol.add_argument(
         "--focus", action="append", metavar="TERM", help="topic terms: fetch on-topic links first"
@@ -180,6 +181,20 @@ def _shard(value: str) -> tuple[int, int]:
     if not 0 <= i < n:
         raise ConfigError(f"--shard {value!r}: I must be in 0 … N-1")
     return i, n
+
+
+_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0,
+          "d": 86400.0, "day": 86400.0}  # fmt: skip
+
+
+def _per_second(text: str) -> float:
+    """``10000/day`` → revisits a second; a bare number is already a second's."""
+    number, _, unit = text.partition("/")
+    seconds = _UNITS.get(unit.strip().lower().rstrip("s") or "s", _UNITS.get(unit.strip().lower()))
+    if seconds is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: the unit is one of /s, /min, /h, /day")
+    value = bounded(float, 0, above=True)(number)
+    return float(value) / seconds
 
 
 def _given(args: argparse.Namespace) -> dict[str, Any]:
