@@ -247,3 +247,25 @@ def test_the_budget_takes_a_unit_and_a_policy_needs_one() -> None:
     else:
         raise AssertionError("a policy without a budget was accepted")
     assert main(["crawl", "http://x.test/", "-o", "c", "--budget", "5/week"]) == 2
+
+
+def test_a_changed_ad_or_timestamp_is_no_change(tmp_path: Path) -> None:
+    """Pages that never change, served with a timestamp and a rotating ad (every response's
+    bytes differ), revisited without conditional GET: the revisits compare the main content,
+    so they find the pages unchanged and their estimated rates stay at the prior."""
+    from trawl.jobs.crawl import crawl
+    from trawl.store.collection import Collection
+
+    web = TestWeb(3, hosts=1, pages=4, special=False, change_rates=(0.0,), noisy=True)
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.2, revisit_max=0.4,
+            conditional=False, max_seconds=3.0, sitemaps=False, include=(r"/p/\d+\.html$",),
+            resolve=tuple(server.resolve_rules()), store_workers=0,
+        )  # fmt: skip
+        with Collection.create(tmp_path / "c", overrides=["langid.enabled=false"]) as coll:
+            result = crawl([f"http://h0.test/p/{k}.html" for k in range(4)], coll, settings)
+        bodies = [e for e in server.log if e.target.startswith("/p/")]
+    assert len(bodies) > 8  # revisited, and every answer a full body (no 304)
+    assert result.stats.get("revisit/unchanged") >= 4, result.stats.prefix("revisit/")
+    assert result.stats.get("revisit/changed") == 0, result.stats.prefix("revisit/")

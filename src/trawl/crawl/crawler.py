@@ -330,6 +330,7 @@ class Crawler:
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
         self._refusal = ""  # why admit() last refused a URL (for seeds)
         self._fetching = 0  # page fetches in flight
+        self._contents: dict[int, str] = {}  # a page's main-content digest, from its store to its schedule
         # revisit policies under a budget: each scheduled page's rate, and the solved frequencies
         self._rates: dict[int, float] = {}
         self._frequencies: dict[int, float] = {}
@@ -914,7 +915,9 @@ class Crawler:
         self.stats.inc("discover/links", len(links))
         if children:
             self.add_urls(children)
-        digest = hashlib.blake2b(resp.body, digest_size=12).hexdigest()
+        # the main content's digest where the page has text (an ad or a timestamp that changes
+        # is no change), else the bytes'
+        digest = self._contents.pop(e.key, "") or hashlib.blake2b(resp.body, digest_size=12).hexdigest()
         changed = e.digest is not None and digest != e.digest
         e.digest = digest
         self._schedule(e, previous, changed=changed)
@@ -1067,6 +1070,8 @@ class Crawler:
         )
         if not out.stored:
             return []
+        if out.content:
+            self._contents[e.key] = out.content
         if self.focus is not None and out.text:
             e.priority = 10.0 * self.focus.learn(out.text, [e.anchor])
         if out.nofollow:

@@ -49,6 +49,9 @@ class StoreOutcome:
     links: list[Link] = field(default_factory=list)
     nofollow: bool = False
     text: str = ""
+    #: a digest of the page's stored text (its main content): what a revisit compares, so that a
+    #: changed ad, counter or timestamp is not a change (empty: no text, compare the bytes)
+    content: str = ""
 
 
 class Sink(Protocol):

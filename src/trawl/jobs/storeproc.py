@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import queue
 import subprocess
@@ -108,7 +109,10 @@ def finish(
         return StoreOutcome(True)
     out = docs[0]
     nofollow = bool(out.metadata.get("robots_nofollow") or out.metadata.get("nofollow"))
-    return StoreOutcome(True, list(out.links), nofollow, out.text if job.want_text else "")
+    content = (
+        hashlib.blake2b(" ".join(out.text.split()).encode(), digest_size=12).hexdigest() if out.text else ""
+    )
+    return StoreOutcome(True, list(out.links), nofollow, out.text if job.want_text else "", content)
 
 
 def process_job(job: StoreJob, steps: list[Any], ctx: Any, recorder: Any | None) -> StoreOutcome:

@@ -25,6 +25,7 @@ redirected robots.txt, a recursive sitemap index, documents (PDF, DOCX) and feed
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import gzip
 import hashlib
 import random
@@ -163,6 +164,7 @@ class TestWeb:
         change_rates: Sequence[float] = (0.0, 0.001, 0.01, 0.1),
         slow_seconds: float = 0.1,
         start: float = 0.0,
+        noisy: bool = False,
     ) -> None:
         if hosts < 1 or pages < 2:
             raise ValueError(f"a test web needs at least 1 host and 2 pages per host, not {hosts}, {pages}")
@@ -174,6 +176,10 @@ class TestWeb:
         self.change_rates = tuple(change_rates) or (0.0,)
         self.slow_seconds = slow_seconds
         self.start = start  # the time (server clock) at which every page is at version 0
+        # every article page says when it was served and shows a rotating ad: bytes that change
+        # on every request while the page does not (what a revisit must not take for a change)
+        self.noisy = noisy
+        self._served = 0
         self._events: dict[tuple[str, int], list[float]] = {}
         # rendered article pages by (host index, page, query, version): a crawl benchmark must
         # measure the crawler, not the rendering of the server (bounded by ``cache_bytes``)
@@ -449,6 +455,14 @@ class TestWeb:
             etag, reply = cached
             if headers.get("if-none-match") == etag:
                 return Reply(304, reply.headers[-2:])
+            if self.noisy and b"</footer>" in reply.body:
+                self._served += 1
+                noise = (
+                    f'<p class="served">Served at {now:.6f}</p><div class="ad">Offer no. {self._served}</div>'
+                )
+                return dataclasses.replace(
+                    reply, body=reply.body.replace(b"</footer>", noise.encode() + b"</footer>", 1)
+                )
             return reply
         return self._not_found()
 
