@@ -391,11 +391,11 @@ def test_limits_are_limits_and_the_progress_keeps_time(tmp_path: Path) -> None:
             result = crawl(
                 ["http://slowloris.test/", "http://h0.test/"],
                 coll,
-                CrawlSettings(concurrency=1, max_seconds=3.0, **base),
+                CrawlSettings(concurrency=1, max_seconds=3.0, store_workers=0, **base),
                 on_progress=lambda _p: seen.append(time.monotonic()),
             )
         elapsed = time.monotonic() - t0
-    assert result.stopped == "max-seconds" and elapsed < 3.0 + 2.5, elapsed
+    assert result.stopped == "max-seconds" and elapsed < 3.0 + 3.0, elapsed  # the slow host cut off
     gaps = [b - a for a, b in itertools.pairwise(seen)]
     assert len(seen) >= 4 and max(gaps) < 1.5, gaps
 
