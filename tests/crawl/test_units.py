@@ -226,3 +226,30 @@ def test_fetch_only_link_extraction_matches_an_html_parser() -> None:
         ("http://a.test/d/y.html", "y"),
         ("http://a.test/d/z", "zz"),
     ]
+
+
+def test_feeds_say_when_to_poll_them() -> None:
+    from datetime import UTC, datetime
+
+    from trawl.crawl.discovery import next_poll
+
+    rss1 = parse_feed(
+        b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+        b'xmlns:sy="http://purl.org/rss/1.0/modules/syndication/" xmlns="http://purl.org/rss/1.0/">'
+        b"<channel><title>T</title><sy:updatePeriod>hourly</sy:updatePeriod>"
+        b"<sy:updateFrequency>4</sy:updateFrequency></channel>"
+        b"<item><title>A</title><link>http://x/a</link></item></rdf:RDF>"
+    )
+    assert rss1.ttl_seconds == 900.0 and rss1.links == [("http://x/a", "A")]
+    rss = parse_feed(
+        b"<rss><channel><ttl>30</ttl><skipHours><hour>0</hour><hour>1</hour><hour>2</hour></skipHours>"
+        b"<skipDays><day>Sunday</day></skipDays><item><link>http://x/b</link></item></channel></rss>"
+    )
+    assert rss.ttl_seconds == 1800.0 and rss.skip_hours == {0, 1, 2} and rss.skip_days == {6}
+    saturday_late = datetime(2024, 6, 1, 23, 30, tzinfo=UTC).timestamp()  # a Saturday
+    after = datetime.fromtimestamp(next_poll(saturday_late + 1800, rss), UTC)
+    assert (after.weekday(), after.hour, after.minute) == (0, 3, 0)  # past Sunday, past 0-2 h
+    assert next_poll(saturday_late, rss) == saturday_late  # 23:30 on Saturday is allowed
+    # entity declarations in a feed are refused as for every XML
+    bomb = parse_feed(b'<!DOCTYPE rss [<!ENTITY a "x"><!ENTITY b "&a;&a;">]><rss>&b;</rss>')
+    assert bomb.problem and not bomb.links

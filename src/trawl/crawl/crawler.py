@@ -53,7 +53,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from trawl.config import CrawlConfig
-from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, parse_feed, parse_sitemap
+from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, next_poll, parse_feed, parse_sitemap
 from trawl.crawl.focus import TopicScorer
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
@@ -1052,7 +1052,10 @@ class Crawler:
             self.stats.inc("discover/feed-links", len(links))
             e.kind = "feed"
             ttl = feed.ttl_seconds if feed.ttl_seconds is not None else s.revisit_min
-            e.due = time.time() + min(s.revisit_max, max(s.revisit_min, ttl))
+            # polled again by its ttl, at an hour its skipHours/skipDays allow
+            e.due = next_poll(time.time() + min(s.revisit_max, max(s.revisit_min, ttl)), feed)
+            if feed.skip_hours or feed.skip_days:
+                self.stats.inc("discover/feed-skip-rules")
             await self._store_links_doc(e, resp, links)
             return links
         if not self._storing:

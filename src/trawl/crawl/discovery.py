@@ -12,10 +12,14 @@ rate for revisit scheduling (:data:`CHANGEFREQ_RATE`).
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from xml.etree import ElementTree
+
+from trawl.convert.xmlsafe import XmlError, parse_xml
 
 __all__ = [
     "CHANGEFREQ_RATE",
@@ -23,6 +27,7 @@ __all__ = [
     "SitemapEntry",
     "SitemapInfo",
     "is_feed",
+    "next_poll",
     "parse_feed",
     "parse_sitemap",
 ]
@@ -62,6 +67,28 @@ class FeedInfo:
     links: list[tuple[str, str]] = field(default_factory=list)  # (url, title)
     ttl_seconds: float | None = None
     problem: str | None = None
+    skip_hours: frozenset[int] = frozenset()  # RSS <skipHours>: UTC hours not to poll in
+    skip_days: frozenset[int] = frozenset()  # RSS <skipDays>: weekdays (0 Monday) not to poll on
+
+
+#: RSS 1.0's syndication module: how long one ``sy:updatePeriod`` is.
+_UPDATE_PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2592000.0,
+                   "yearly": 31536000.0}  # fmt: skip
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+
+def next_poll(when: float, info: FeedInfo) -> float:
+    """``when`` (wall time), or the start of the first hour after it that the feed's
+    ``skipHours``/``skipDays`` allow (unchanged when they skip every hour)."""
+    if not info.skip_hours and not info.skip_days:
+        return when
+    t = when
+    for _ in range(24 * 8):
+        moment = datetime.fromtimestamp(t, UTC)
+        if moment.hour not in info.skip_hours and moment.weekday() not in info.skip_days:
+            return t
+        t = (math.floor(t / 3600) + 1) * 3600.0  # the next hour's start
+    return when
 
 
 def _local(tag: str) -> str:
@@ -134,17 +161,31 @@ def is_feed(content_type: str | None, head: bytes) -> bool:
 
 
 def parse_feed(data: bytes) -> FeedInfo:
-    """Item links of an RSS 2.0 or Atom feed, and the RSS ``ttl`` (minutes) in seconds."""
+    """Item links of an RSS 2.0 or Atom feed, the RSS ``ttl`` (minutes) in seconds (or RSS 1.0's
+    ``sy:updatePeriod``/``sy:updateFrequency``), and the ``skipHours``/``skipDays`` to honour."""
     info = FeedInfo()
     try:
-        root = ElementTree.fromstring(data[:MAX_SITEMAP_BYTES])
-    except ElementTree.ParseError as exc:
+        root = parse_xml(data[:MAX_SITEMAP_BYTES])  # entity declarations refused, as for every XML
+    except XmlError as exc:
         info.problem = f"malformed feed XML: {exc}"
         return info
+    period: float | None = None
+    frequency = 1
+    hours: set[int] = set()
+    days: set[int] = set()
     for element in root.iter():
         name = _local(element.tag)
-        if name == "ttl" and element.text and element.text.strip().isdigit():
-            info.ttl_seconds = 60.0 * int(element.text.strip())
+        text = (element.text or "").strip()
+        if name == "ttl" and text.isdigit():
+            info.ttl_seconds = 60.0 * int(text)
+        elif name == "updateperiod" and text.lower() in _UPDATE_PERIODS:
+            period = _UPDATE_PERIODS[text.lower()]
+        elif name == "updatefrequency" and text.isdigit() and int(text) > 0:
+            frequency = int(text)
+        elif name == "hour" and text.isdigit() and int(text) < 24:
+            hours.add(int(text))
+        elif name == "day" and text.lower() in _DAYS:
+            days.add(_DAYS.index(text.lower()))
         elif name in ("item", "entry"):
             title = ""
             link = ""
@@ -156,4 +197,7 @@ def parse_feed(data: bytes) -> FeedInfo:
                     link = (child.get("href") or child.text or "").strip() or link
             if link:
                 info.links.append((link, title))
+    if info.ttl_seconds is None and period is not None:  # RSS 1.0: updatePeriod / updateFrequency
+        info.ttl_seconds = period / frequency
+    info.skip_hours, info.skip_days = frozenset(hours), frozenset(days)
     return info
