@@ -3,6 +3,7 @@ transports, and fetching a list of requests with each of them."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 import ssl
 import subprocess
@@ -15,7 +16,15 @@ from trawl.crawl.http11 import HttpTransport
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
 from trawl.decode.http import decode_payload
 
-__all__ = ["body", "certificates", "fetch_all", "free_port", "start", "transports"]
+__all__ = ["body", "certificates", "fetch_all", "free_port", "installed", "start", "transports"]
+
+
+def installed(name: str) -> str | None:
+    """The path of the Debian-packaged server ``name`` (on ``PATH`` or in ``/usr/sbin``), or None."""
+    found = shutil.which(name)
+    if found is None and Path(f"/usr/sbin/{name}").exists():
+        found = f"/usr/sbin/{name}"
+    return found
 
 
 def free_port() -> int:

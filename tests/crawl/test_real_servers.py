@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from tests.crawl.servers import body, certificates, fetch_all, free_port, start
+from tests.crawl.servers import body, certificates, fetch_all, free_port, installed, start
 from trawl.crawl.transport import FetchError, FetchRequest, FetchResponse
 
-NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+NGINX = installed("nginx")
 pytestmark = pytest.mark.skipif(
     NGINX is None or shutil.which("openssl") is None, reason="nginx or openssl is not installed"
 )

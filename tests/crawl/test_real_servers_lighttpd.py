@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from tests.crawl.servers import body, certificates, fetch_all, free_port, start
+from tests.crawl.servers import body, certificates, fetch_all, free_port, installed, start
 from trawl.crawl.transport import FetchRequest, FetchResponse
 
-LIGHTTPD = shutil.which("lighttpd") or ("/usr/sbin/lighttpd" if Path("/usr/sbin/lighttpd").exists() else None)
+LIGHTTPD = installed("lighttpd")
 pytestmark = pytest.mark.skipif(
     LIGHTTPD is None or shutil.which("openssl") is None, reason="lighttpd or openssl is not installed"
 )

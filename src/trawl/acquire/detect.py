@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from trawl.acquire.localdir import LocalDirSource
-from trawl.acquire.streams import open_input, open_raw
+from trawl.acquire.streams import Compression, detect_compression, open_input, open_raw
 from trawl.acquire.trec import TrecSource
 from trawl.errors import ConfigError, InputError
 from trawl.pipeline.base import RunContext, Source
@@ -130,9 +130,6 @@ def _kind_from_name(name: str) -> InputKind:
     return "file"
 
 
-_PACKED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"\x28\xb5\x2f\xfd")  # gzip, bzip2, xz, zstd
-
-
 def _could_be_archive(path: Path) -> bool:
     """A cheap look at a file's first bytes: only a compressed file, or one starting like a WARC,
     ARC or TREC file, needs the full sniff."""
@@ -146,8 +143,10 @@ def _could_be_archive(path: Path) -> bool:
         return False
     finally:
         os.close(fd)
+    if detect_compression(head) != Compression.NONE or kind_of(head) != "file":
+        return True
     body = head.removeprefix(_BOM).lstrip(b" \t\r\n\f\v")
-    return head.startswith((*_PACKED, b"WARC/1.", b"filedesc://")) or body[:1] in (b"<", b"")
+    return body[:1] in (b"<", b"")  # a TREC file's <DOC>, perhaps after more blank lines than this
 
 
 def archive_directory(

@@ -169,11 +169,9 @@ class LocalDirSource(Source):
         self.follow_symlinks = follow_symlinks
         self.max_file_bytes = max_file_bytes
         self.skip_hidden = skip_hidden
-        self.exclude_paths = frozenset(os.path.realpath(p) for p in exclude_paths)
-        self.archive_paths = frozenset(os.path.realpath(p) for p in archive_paths)
         # compared by (device, inode), from the stat the walk makes anyway: no path resolving
-        self._excluded = _identities(self.exclude_paths)
-        self._archives = _identities(self.archive_paths)
+        self._excluded = _identities(exclude_paths)
+        self._archives = _identities(archive_paths)
         self._real_roots = [os.path.realpath(root) for root in self.roots]
         self._rank, self._world, self._seen = 0, 1, 0
 
@@ -367,7 +365,7 @@ class LocalDirSource(Source):
         return file_document(where, data, url=path.resolve().as_uri(), fetched_at=_mtime(st))
 
 
-def _identities(paths: frozenset[str]) -> frozenset[tuple[int, int]]:
+def _identities(paths: Sequence[str | PathLike[str]]) -> frozenset[tuple[int, int]]:
     """(device, inode) of each of ``paths`` that exists."""
     out = set()
     for p in paths:

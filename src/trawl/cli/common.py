@@ -76,22 +76,40 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.read().encode("utf-8", "surrogateescape")
 
 
+def _read_bytes(path: str, row: dict[str, Any], *, stdin: bool, max_file_bytes: int | None) -> bytes | None:
+    """A command-line file's bytes as they are (``-``: standard input when ``stdin``); ``None``
+    with ``row["error"]`` when it cannot be read or is over ``max_file_bytes``."""
+    try:
+        if stdin and path == "-":
+            return _stdin_bytes()
+        if max_file_bytes is not None:
+            size = Path(path).stat().st_size
+            if size > max_file_bytes:
+                row["error"] = f"{path!r} is {size} bytes, over the limit of {max_file_bytes}"
+                return None
+        return Path(path).read_bytes()
+    except OSError as exc:
+        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+        return None
+
+
+def _gunzip(data: bytes, row: dict[str, Any]) -> bytes:
+    """``data`` unpacked; problems undoing the gzip (truncation, the size cap) to ``row["problems"]``."""
+    payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
+    if payload.problems:
+        row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
+    return payload.data
+
+
 def read_input_file(path: str, row: dict[str, Any], *, stdin: bool = False) -> bytes | None:
     """The bytes of a file named on the command line, gunzipped when they are gzip.
 
     ``-`` is standard input when ``stdin``. A file that cannot be read sets ``row["error"]`` and
     gives ``None``; problems undoing the gzip (truncation, the size cap) go to ``row["problems"]``.
     """
-    try:
-        data = _stdin_bytes() if stdin and path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
-        return None
-    if data[:2] == b"\x1f\x8b":
-        payload = decode_payload(data, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
-        data = payload.data
-        if payload.problems:
-            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
+    data = _read_bytes(path, row, stdin=stdin, max_file_bytes=None)
+    if data is not None and data[:2] == b"\x1f\x8b":
+        data = _gunzip(data, row)
     return data
 
 
@@ -112,24 +130,12 @@ def read_document(
     A file that cannot be read, or is over ``max_file_bytes``, sets ``row["error"]`` and gives
     ``None``; problems undoing the gzip go to ``row["problems"]``.
     """
-    try:
-        if stdin and path == "-":
-            raw = _stdin_bytes()
-        else:
-            size = Path(path).stat().st_size
-            if max_file_bytes is not None and size > max_file_bytes:
-                row["error"] = f"{path!r} is {size} bytes, over the limit of {max_file_bytes}"
-                return None
-            raw = Path(path).read_bytes()
-    except OSError as exc:
-        row["error"] = f"cannot read {path!r}: {exc.strerror or exc}"
+    raw = _read_bytes(path, row, stdin=stdin, max_file_bytes=max_file_bytes)
+    if raw is None:
         return None
     doc = file_document(path, raw, content_type=content_type, url=url)
     if raw[:2] == b"\x1f\x8b" and file_coding(doc) is None:
-        payload = decode_payload(raw, None, "gzip", max_bytes=DEFAULT_MAX_BYTES)
-        if payload.problems:
-            row["problems"] = [f"{p.kind}: {p.message}" for p in payload.problems]
-        doc = file_document(path, payload.data, content_type=content_type, url=url)
+        doc = file_document(path, _gunzip(raw, row), content_type=content_type, url=url)
         if doc.declared_type in _PACKED_TYPES:
             doc.declared_type = None
     return doc

@@ -9,7 +9,7 @@ from typing import Any
 
 from trawl.cli.common import add_config_options, read_document, sentence
 from trawl.config import load_config
-from trawl.decode.charset import CharsetDecoder, codec_name, decode_document
+from trawl.decode.charset import CharsetDecoder, codec_name
 from trawl.jobs.single import OneByOne
 from trawl.jobs.steps import decode_steps
 from trawl.sniff.magic import effective_type
@@ -64,7 +64,7 @@ def examine(path: str, content_type: str | None = None, steps: OneByOne | None =
         decoder = next(s for s in runner.steps if isinstance(s, CharsetDecoder))
         decoded_by_ingest = doc.markup is not None
         if not decoded_by_ingest:  # a binary type: decoded on request, as ingest's decoder would
-            decode_document(doc, decoder, max_bytes=decoder.max_body_bytes, default=decoder.default_encoding)
+            decoder.decode(doc)
     finally:
         if own:
             runner.close()

@@ -10,7 +10,6 @@ from typing import Any
 
 from trawl.cli.common import add_config_options, bounded, read_document
 from trawl.config import load_config
-from trawl.decode.http import entity_body
 from trawl.extract.extractor import DEFAULT_MAX_CHARS, DEFAULT_TIME_LIMIT, METHODS, extract_page
 from trawl.html.page import read_page
 from trawl.jobs.single import OneByOne
@@ -67,8 +66,11 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
-    """One file decoded and read as ``trawl ingest`` does it, its main content as a JSON-ready row."""
+def extract_file(path: str, args: argparse.Namespace, steps: OneByOne | None = None) -> dict[str, Any]:
+    """One file decoded and read as ``trawl ingest`` does it, its main content as a JSON-ready row.
+
+    ``steps``: ingest's sniffing and decoding steps, built once for many files (by :func:`run`);
+    built from the configuration here when not given."""
     row: dict[str, Any] = {
         "path": path, "title": "", "author": None, "date": None, "text": "", "method": None, "score": None,
     }  # fmt: skip
@@ -80,13 +82,15 @@ def extract_file(path: str, args: argparse.Namespace) -> dict[str, Any]:
         return row
     if doc.declared_type is None and doc.header("content-type") is None:
         doc.declared_type = "text/html"  # no name to go by: a page, unless its bytes say otherwise
-    config = load_config(getattr(args, "config", None), overrides=getattr(args, "overrides", ()))
-    with OneByOne(decode_steps(config)) as steps:
+    if steps is None:
+        with _decoding(args) as own:
+            own.run(doc)
+    else:
         steps.run(doc)
     kind = effective_type(doc)
     problems = [*row.pop("problems", []), *(e.split(": ", 1)[-1] for e in doc.errors)]
-    if kind == "application/gzip" and not problems:  # still gzip after unpacking: why
-        problems = [f"{p.kind}: {p.message}" for p in entity_body(doc).problems] or ["gzip inside gzip"]
+    if kind == "application/gzip" and not problems:  # unpacked cleanly, and gzip again inside
+        problems = ["gzip inside gzip"]
     readable = doc.markup is not None and (is_html(kind) or is_plain_text(kind) or kind is None)
     if problems and not (readable and (doc.markup or "").strip()):
         row["error"] = f"cannot read {path!r}: {'; '.join(problems)}"  # a corrupt gzip, say
@@ -139,11 +143,22 @@ def _plot_path(folder: Path, path: str, fmt: str, taken: set[Path]) -> Path:
     return target
 
 
+def _decoding(args: argparse.Namespace) -> OneByOne:
+    """Ingest's sniffing and decoding steps, from the configuration (``--config``, ``--set``)."""
+    config = load_config(getattr(args, "config", None), overrides=getattr(args, "overrides", ()))
+    return OneByOne(decode_steps(config))
+
+
 def run(args: argparse.Namespace) -> int:
     args.plotted = set()  # the plot files written by this run, so no page overwrites another's
+    with _decoding(args) as steps:
+        return _run(args, steps)
+
+
+def _run(args: argparse.Namespace, steps: OneByOne) -> int:
     failed = 0
     for path in args.files:
-        row = extract_file(path, args)
+        row = extract_file(path, args, steps)
         failed += "error" in row
         if args.json:
             print(json.dumps(row, ensure_ascii=False), flush=True)

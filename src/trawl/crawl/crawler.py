@@ -53,7 +53,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from trawl.config import CrawlConfig
-from trawl.crawl.discovery import CHANGEFREQ_RATE, is_feed, next_poll, parse_feed, parse_sitemap
+from trawl.crawl.discovery import CHANGEFREQ_RATE, SitemapEntry, is_feed, next_poll, parse_feed, parse_sitemap
 from trawl.crawl.focus import TopicScorer
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
@@ -335,8 +335,7 @@ class Crawler:
         self._rates: dict[int, float] = {}
         self._frequencies: dict[int, float] = {}
         self._solved_for, self._solved_at = 0, 0.0
-        self._sitemap_priority: dict[str, float] = {}  # URL → its sitemap <priority>, until admitted
-        self._sitemap_rate: dict[str, float] = {}  # URL → its sitemap <changefreq> rate, until admitted
+        self._sitemap_hints: dict[str, SitemapEntry] = {}  # a URL's sitemap entry, until admitted
         self.refused_seeds: list[tuple[str, str]] = []
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
@@ -893,12 +892,13 @@ class Crawler:
                     if target is not None and self.add_urls([target]) == 0:
                         self.stats.inc("redirect/seen-target")
         children = []
-        hinted = self._sitemap_priority
+        hinted = self._sitemap_hints
         for link in links:
             priority = self._priority(e, link.text, link.url)
-            if hinted and link.url in hinted:
+            hint = hinted.pop(link.url, None) if hinted else None
+            if hint is not None and hint.priority is not None:
                 # a sitemap's <priority> (0..1, 0.5 when absent) lifts a page by up to one level
-                priority += 2.0 * (hinted.pop(link.url) - 0.5)
+                priority += 2.0 * (min(1.0, max(0.0, hint.priority)) - 0.5)
                 self.stats.inc("discover/sitemap-priority")
             child = self.admit(
                 link.url,
@@ -907,10 +907,10 @@ class Crawler:
                 anchor=link.text,
                 kind=link.rel if link.rel in ("sitemap", "feed") else "page",
             )
-            rate = self._sitemap_rate.pop(link.url, None) if self._sitemap_rate else None
             if child is not None:
-                if rate is not None:
-                    child.prior = rate
+                if hint is not None and hint.changefreq in CHANGEFREQ_RATE:
+                    # the site's own estimate of how often it changes: the page's revisit prior
+                    child.prior = CHANGEFREQ_RATE[hint.changefreq]
                 children.append(child)
         self.stats.inc("discover/links", len(links))
         if children:
@@ -1037,12 +1037,10 @@ class Crawler:
                 self.stats.inc("drop/sitemap-depth", len(info.sitemaps))
             for item in info.urls:
                 links.append(Link(item.url, "", ""))
-                if item.priority is not None:  # the site's own ranking of its pages orders the frontier
-                    self._sitemap_priority[item.url] = min(1.0, max(0.0, item.priority))
+                if item.priority is not None or item.changefreq in CHANGEFREQ_RATE:
+                    self._sitemap_hints[item.url] = item  # priority and change rate, read on admission
                 if item.changefreq in CHANGEFREQ_RATE:
                     self.stats.inc(f"discover/changefreq/{item.changefreq}")
-                    # the site's own estimate of how often it changes: the page's revisit prior
-                    self._sitemap_rate[item.url] = CHANGEFREQ_RATE[item.changefreq]
             self.stats.inc("discover/sitemap-urls", len(info.urls))
             await self._store_links_doc(e, resp, links)
             return [Link(link.url, link.text, link.rel) for link in links]

@@ -790,7 +790,12 @@ class CharsetDecoder(Step):
                 body_of(doc, self, self.max_body_bytes)
             self.count(f"decode/skipped/{kind}")
             return doc
-        decode_document(
+        self.decode(doc)
+        return doc
+
+    def decode(self, doc: Document) -> str:
+        """``doc``'s characters with this decoder's settings, whatever its type (``process``
+        leaves binary formats alone; ``trawl detect-encoding`` asks for them all the same)."""
+        return decode_document(
             doc, self, max_bytes=self.max_body_bytes, default=self.default_encoding, detector=self.detector
         )
-        return doc

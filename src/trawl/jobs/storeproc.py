@@ -40,12 +40,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from trawl.convert.sniff import TypeSniffer
 from trawl.crawl.sink import StoreJob, StoreOutcome
-from trawl.decode.http import entity_body
 from trawl.document import Document
 from trawl.errors import StoreError
 from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
-from trawl.sniff.magic import SNIFF_BYTES, sniff_type
 
 __all__ = [
     "InLoopSink",
@@ -58,6 +57,11 @@ __all__ = [
 ]
 
 _BATCH = 64
+
+
+#: The sniffing step alone, for the sitemaps and feeds the pipeline does not convert (outside a
+#: run it counts nothing: their type is what it sets).
+_SNIFFER = TypeSniffer()
 
 
 def make_document(job: StoreJob) -> Document:
@@ -84,9 +88,7 @@ def prepare(job: StoreJob, steps: list[Any], ctx: Any) -> list[Document]:
     if job.kind == "links":
         doc.links = list(job.links)
         # not converted, but typed as every other capture is (a sitemap, a feed: not "unknown")
-        doc.declared_type = doc.content_type
-        doc.sniffed_type = sniff_type(entity_body(doc, limit=SNIFF_BYTES).data)
-        return [doc]
+        return [_SNIFFER.process(doc)]
     docs = run_steps(steps, [doc], ctx)
     if docs and job.links:
         docs[0].links.extend(job.links)
