@@ -1,4 +1,5 @@
-"""Quality gate: accuracy at 20 and 400 characters on a fixed sample, pinned in langid_gate.json.
+"""Quality gate: accuracy at 20 and 400 characters on a fixed UDHR sample, and on Tatoeba
+sentences by length, pinned in langid_gate.json.
 
 The sample is that of ``bench/langid.py`` in miniature: whole-word snippets cut at seeded random
 positions from the second halves of the UDHR translations (which no model trained on), for the
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from trawl.langid import get_identifier
-from trawl.langid.corpus import DEFAULT_UDHR, load_udhr, snippet
+from trawl.langid.corpus import DEFAULT_TATOEBA, DEFAULT_UDHR, bucket_of, load_tatoeba, load_udhr, snippet
 
 PINS = json.loads(Path(__file__).with_name("langid_gate.json").read_text())
 
@@ -52,3 +53,25 @@ def test_accuracy_does_not_regress(
     accuracy = right / len(cases)
     pinned = PINS[method][str(length)]
     assert accuracy >= pinned, f"{method} at {length} chars: {accuracy:.4f} < pinned {pinned}"
+
+
+@pytest.fixture(scope="module")
+def tatoeba() -> list[tuple[str, str]]:
+    if not DEFAULT_TATOEBA.is_dir():
+        pytest.skip(f"corpus not found: {DEFAULT_TATOEBA} (../shared/data is not checked out)")
+    data = load_tatoeba(DEFAULT_TATOEBA, PINS["tatoeba"]["per_label"], PINS["tatoeba"]["seed"])
+    return [(lab, text) for lab in PINS["tatoeba"]["languages"] for text in data.get(lab, [])]
+
+
+@pytest.mark.parametrize("bucket", ["<=20", "21-50", "all"])
+def test_tatoeba_accuracy_does_not_regress(tatoeba: list[tuple[str, str]], bucket: str) -> None:
+    """Real everyday sentences (Tatoeba, which no model trained on), macro over the labels every
+    peer supports; ``python bench/langid_real.py`` prints the peers beside it."""
+    ident = get_identifier("default")
+    right: dict[str, list[bool]] = defaultdict(list)
+    for lab, text in tatoeba:
+        if bucket in ("all", bucket_of(text)):
+            right[lab].append(ident.identify(text).lang == lab)
+    accuracy = sum(sum(v) / len(v) for v in right.values()) / len(right)
+    pinned = PINS["tatoeba"]["default"][bucket]
+    assert accuracy >= pinned, f"Tatoeba {bucket}: {accuracy:.4f} < pinned {pinned}"

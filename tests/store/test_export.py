@@ -360,3 +360,31 @@ def test_get_versions_lists_every_capture_and_a_docno_names_its_own(
     with Collection.create(tmp_path / "d") as coll:
         Pipeline([Docs(docs)], [coll.writer()]).run()
         assert coll.find("DOC-0").title == "v0" and coll.find("DOC-1").title == "v1"
+
+
+def test_parquet_content_languages_are_iso639_3_like_common_crawl(tmp_path: Path) -> None:
+    """The document's language first, then its passages' other languages by the characters they
+    cover (Common Crawl's ``content_languages``: ``eng,fra``), from what ingest's tagger stored."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    docs = [
+        Document(url="http://a.example/en", fetched_at=T0, status=200, raw=b"x", text="x", lang="en",
+                 lang_score=0.9, passages=[{"start": 0, "end": 80, "lang": "en", "chars": 80},
+                                           {"start": 80, "end": 100, "lang": "fr", "chars": 20},
+                                           {"start": 100, "end": 130, "lang": "zh", "chars": 30},
+                                           {"start": 130, "end": 140, "lang": "und", "chars": 10}]),
+        Document(url="http://a.example/none", fetched_at=T0, status=200, raw=b"y", text="y", lang="und",
+                 lang_score=0.0, passages=[]),
+        Document(url="http://a.example/sco", fetched_at=T0, status=200, raw=b"z", text="z", lang="sco",
+                 lang_score=0.8, passages=[]),
+    ]  # fmt: skip
+    with Collection.create(tmp_path / "c") as coll:
+        Pipeline([Docs(docs)], [coll.writer()]).run()
+    out = tmp_path / "index.parquet"
+    assert main(["export", str(tmp_path / "c"), "-f", "parquet", "-o", str(out)]) == 0
+    table = pq.read_table(out, columns=["url", "content_languages"]).to_pylist()
+    got = {row["url"]: row["content_languages"] for row in table}
+    assert got == {
+        "http://a.example/en": "eng,zho,fra",
+        "http://a.example/none": None,
+        "http://a.example/sco": "sco",
+    }

@@ -329,8 +329,15 @@ def build(root: Path = DEFAULT_UDHR, out: Path = DATA) -> None:
         "nb_features_in_group": NB_FEATURES_IN_GROUP,
     }
     default80 = DefaultIdentifier(nb80, shipped80)
+    own80 = DefaultIdentifier(nb80, shipped80, use_broad=False)  # trawl's models alone
     ct80 = CavnarTrenkleIdentifier(CavnarTrenkleModel.train(fit), shipped80)
     calibration = {}
+    x, y, _ = _calibration_set(own80, held, 40, seed=7)
+    own_cal = Calibrator.fit(x, y)
+    _log(f"calibration own (no broad model): {len(y)} held-out snippets, accuracy {y.mean():.3f}")
+    calibration["own"] = own_cal.as_json()
+    own80.calibrator = own_cal
+    calibration["own_groups"] = group_calibration(own80, held)
     for name, ident in (("default", default80), ("cavnar-trenkle", ct80)):
         x, y, coverage = _calibration_set(ident, held, 40, seed=7)
         cal = Calibrator.fit(x, y)

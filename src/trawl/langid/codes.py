@@ -14,6 +14,7 @@ __all__ = [
     "label_for_file",
     "relatives_of",
     "to_iso639_1",
+    "to_iso639_3",
 ]
 
 #: The label of "no language could be identified" (ISO 639-2/3 ``und``, undetermined).
@@ -44,6 +45,14 @@ _ISO1: dict[str, str] = {
     "ton": "to", "tsn": "tn", "tso": "ts", "tuk": "tk", "tur": "tr", "uig": "ug", "ukr": "uk",
     "urd": "ur", "uzn": "uz", "ven": "ve", "vie": "vi", "wln": "wa", "wol": "wo", "xho": "xh",
     "ydd": "yi", "yor": "yo", "zul": "zu",
+    # macrolanguage codes and other 639-3 codes of languages with a 639-1 code (as other data
+    # sets, Tatoeba among them, name them)
+    "ara": "ar", "aym": "ay", "aze": "az", "cor": "kw", "fas": "fa", "fry": "fy",
+    "grn": "gn", "iku": "iu", "kon": "kg", "kur": "ku", "mlg": "mg", "mon": "mn",
+    "msa": "ms", "nor": "nb", "oci": "oc", "oji": "oj", "ori": "or", "orm": "om",
+    "pus": "ps", "que": "qu", "sin": "si", "sqi": "sq", "swa": "sw", "tel": "te", "uzb": "uz",
+    "yid": "yi", "zho": "zh", "zsm": "ms", "ekk": "et", "lvs": "lv", "npi": "ne", "ory": "or",
+    "arg": "an", "bak": "ba", "asm": "as", "vol": "vo", "ckb": "ku", "kmr": "ku",
 }  # fmt: skip
 
 #: Groups of languages so close that short texts cannot always tell them apart; a result whose
@@ -55,6 +64,27 @@ RELATIVES: tuple[frozenset[str], ...] = (
     frozenset({"nb", "nn", "da"}),
     frozenset({"cs", "sk"}),
 )
+
+
+# The 639-3 code a label is written as where Common Crawl's index writes it (CLD2's languages as
+# ISO 639-3: the macrolanguage where there is one, ``ara``, ``zho``, ``fas``, ``msa``...); other
+# labels take the first 639-3 code of the table above that maps to them.
+_MACRO = {
+    "ar": "ara", "ay": "aym", "az": "aze", "et": "est", "fa": "fas", "gn": "grn", "iu": "iku",
+    "kg": "kon", "ku": "kur", "lv": "lav", "mg": "mlg", "mn": "mon", "ms": "msa", "nb": "nob",
+    "ne": "nep", "oj": "oji", "om": "orm", "or": "ori", "ps": "pus", "qu": "que", "sq": "sqi",
+    "sw": "swa", "uz": "uzb", "yi": "yid", "zh": "zho", "fy": "fry", "oc": "oci", "te": "tel",
+    "si": "sin", "kw": "cor", "an": "arg", "ba": "bak", "as": "asm", "vo": "vol",
+}  # fmt: skip
+_ISO3: dict[str, str] = {}
+for _three, _one in _ISO1.items():
+    _ISO3.setdefault(_one, _three)
+_ISO3.update(_MACRO)
+
+
+def to_iso639_3(label: str) -> str:
+    """``en`` → ``eng``, ``zh`` → ``zho``; a 639-3 label (``sco``) is returned unchanged."""
+    return _ISO3.get(label, label)
 
 
 def to_iso639_1(code: str) -> str:

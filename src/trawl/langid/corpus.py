@@ -16,10 +16,25 @@ from pathlib import Path
 
 from trawl.langid.codes import label_for_file
 
-__all__ = ["DEFAULT_UDHR", "Translation", "load_udhr", "snippet", "split_half"]
+__all__ = [
+    "DEFAULT_TATOEBA",
+    "DEFAULT_UDHR",
+    "TATOEBA_BUCKETS",
+    "Translation",
+    "bucket_of",
+    "load_tatoeba",
+    "load_udhr",
+    "snippet",
+    "split_half",
+]
 
 #: Where the corpus lies in a development checkout (``../shared/data/langid/udhr2``).
 DEFAULT_UDHR = Path(__file__).resolve().parents[4] / "shared" / "data" / "langid" / "udhr2"
+
+#: The Tatoeba sentences (one file a label, one sentence a line; ``../shared/data/langid/tatoeba``).
+DEFAULT_TATOEBA = DEFAULT_UDHR.parent / "tatoeba"
+#: Length buckets (characters, upper bounds) Tatoeba results are reported in.
+TATOEBA_BUCKETS = ((20, "<=20"), (50, "21-50"), (100, "51-100"), (10**9, ">100"))
 
 _SPACE = re.compile(r"\s+")
 
@@ -85,3 +100,28 @@ def snippet(text: str, length: int, rng: random.Random) -> str:
         # without spaces (Japanese "第20条 すべて…"), which no snippet could hold whole
         return text[start:end].strip()
     return text[start:cut].strip()
+
+
+def load_tatoeba(root: Path = DEFAULT_TATOEBA, per_label: int = 0, seed: int = 0) -> dict[str, list[str]]:
+    """Tatoeba sentences by trawl label (the file name's part before ``_``, as ISO 639-1 where
+    one exists: ``jpn_Hani`` and ``jpn_Kana`` are both ``ja``; ``zsm_Latn`` is ``ms``); with
+    ``per_label``, a seeded sample of at most that many sentences a label."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(root.glob("*.txt")):
+        label = label_for_file(path.stem.split("_", 1)[0].lower())
+        if label is None:
+            continue
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        out.setdefault(label, []).extend(lines)
+    if per_label:
+        rng = random.Random(seed)
+        for label, lines in out.items():
+            if len(lines) > per_label:
+                out[label] = rng.sample(lines, per_label)
+    return out
+
+
+def bucket_of(text: str) -> str:
+    """The Tatoeba length bucket of ``text`` (:data:`TATOEBA_BUCKETS`)."""
+    n = len(text)
+    return next(name for upto, name in TATOEBA_BUCKETS if n <= upto)

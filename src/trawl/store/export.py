@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from trawl.errors import MissingDependency, StoreError, TrawlError
+from trawl.langid.codes import UND, to_iso639_3
 from trawl.store.collection import Collection, StoredRecord
 from trawl.store.trecweb import TrecWebWriter
 from trawl.urls import url_hash
@@ -102,15 +103,23 @@ def _host_parts(host: str) -> dict[str, Any]:
 
 
 def _languages(record: StoredRecord) -> str | None:
-    lang = record.cells.get("lang", {})
-    value = (
-        lang.get("lang")
-        or lang.get("languages")
-        or record.cells.get("meta", {}).get("metadata", {}).get("language")
-    )
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value) or None
-    return str(value) if value else None
+    """The record's languages as Common Crawl's index writes them: ISO 639-3 codes, the
+    document's language first, then the other languages of its passages by the characters they
+    cover, at most three, comma-separated (None: no language identified)."""
+    doc = record.cells.get("lang", {}).get("doc", {})
+    order: list[str] = []
+    if doc.get("lang") and doc["lang"] != UND:
+        order.append(str(doc["lang"]))
+    covered: dict[str, int] = {}
+    for span in doc.get("passages") or []:
+        lang = span.get("lang") if isinstance(span, dict) else None
+        if lang and lang != UND:
+            covered[str(lang)] = covered.get(str(lang), 0) + int(span.get("chars") or 0)
+    order += [lang for lang, _ in sorted(covered.items(), key=lambda kv: -kv[1]) if lang not in order]
+    if not order:  # a format that names its language (a DOCX's dc:language, an HTML lang=)
+        declared = record.cells.get("meta", {}).get("metadata", {}).get("language")
+        return str(declared) if declared else None
+    return ",".join(to_iso639_3(lang) for lang in order[:3])
 
 
 def index_row(record: StoredRecord, crawl: str) -> dict[str, Any]:

@@ -1,0 +1,97 @@
+"""The broad model: py3langid's naive Bayes, trained on large real corpora, as the first expert.
+
+trawl's own models (:mod:`trawl.langid.naive_bayes`, :mod:`trawl.langid.relatives`) are trained
+on one document per language, the UDHR: they know ~350 languages and their scripts, but their
+English is the English of a declaration, and conversational text ("I don't know what you want")
+fits Nigerian Pidgin's translation better. py3langid (BSD-3; Lui & Baldwin's langid.py, retrained
+in 0.4 on large multi-domain corpora for 139 languages plus ``zxx``, "no linguistic content")
+knows far fewer languages but knows them from real text. :class:`BroadModel` gives its
+log-probabilities, which :class:`~trawl.langid.identify.DefaultIdentifier` fuses with its own
+naive Bayes: the broad model ranks the languages it knows, trawl's model brings the long tail,
+the script variants py3langid never saw (Cyrillic Azerbaijani, polytonic Greek) and the
+out-of-model checks.
+
+This reads py3langid's model through its internals (``_encode``, ``_raw_score``,
+``nb_classes``), so the version is pinned in ``pyproject.toml`` (:data:`PY3LANGID_VERSION`).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["NO_LANGUAGE", "PY3LANGID_VERSION", "SCRIPTS", "BroadModel", "load_broad"]
+
+#: The py3langid release whose model and internals this module reads.
+PY3LANGID_VERSION = "0.4.0"
+#: py3langid's class for numbers, markup, identifiers: text in no language.
+NO_LANGUAGE = "zxx"
+
+#: py3langid's labels onto trawl's (ISO 639-1 where one exists, else 639-3); labels that fall
+#: on one trawl label (Northern and Southern Uzbek) are merged.
+_MAP = {"no": "nb", "gug": "gn", "uzs": "uz", "iw": "he", "in": "id", "ji": "yi"}
+
+#: The scripts of the broad model's languages that trawl's own model does not know (its own
+#: languages' scripts come from their training text): which texts they may be candidates for.
+#: ``zxx`` is a candidate for every text.
+SCRIPTS: dict[str, tuple[str, ...]] = {
+    "an": ("Latin",), "ary": ("Arabic",), "arz": ("Arabic",), "as": ("Bengali",),
+    "ba": ("Cyrillic",), "crh": ("Latin", "Cyrillic"), "dz": ("Tibetan",), "ext": ("Latin",),
+    "fuv": ("Latin",), "gcf": ("Latin",), "gcr": ("Latin",), "gom": ("Devanagari", "Latin"),
+    "grc": ("Greek",), "gn": ("Latin",), "guw": ("Latin",), "hbo": ("Hebrew",),
+    "kab": ("Latin",), "kik": ("Latin",), "ku": ("Latin", "Arabic"), "lij": ("Latin",),
+    "ltg": ("Latin",), "oc": ("Latin",), "om": ("Latin",), "or": ("Oriya",), "ps": ("Arabic",),
+    "qu": ("Latin",), "sdh": ("Arabic",), "si": ("Sinhala",), "te": ("Telugu",), "vo": ("Latin",),
+    "wuu": ("Han",), "yue": ("Han",),
+}  # fmt: skip
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _label(code: str) -> str:
+    code = code.lower()
+    return _MAP.get(code, code)
+
+
+class BroadModel:
+    """py3langid's model: ``log_probs(text)`` over :attr:`labels` (one entry per trawl label)."""
+
+    def __init__(self, identifier: Any) -> None:
+        """``identifier``: a py3langid ``LanguageIdentifier`` built with ``norm_probs=False``."""
+        self._ident = identifier
+        merged: dict[str, list[int]] = {}
+        for col, code in enumerate(identifier.nb_classes):
+            merged.setdefault(_label(str(code)), []).append(col)
+        self.labels: list[str] = list(merged)
+        self.index = {label: i for i, label in enumerate(self.labels)}
+        self._first = np.array([cols[0] for cols in merged.values()], dtype=np.int64)
+        self._more = [(self.index[lab], np.array(cols[1:])) for lab, cols in merged.items() if len(cols) > 1]
+
+    def log_probs(self, text: str) -> FloatArray:
+        """log P(language | text) for every label: py3langid's scores at its temperature
+        (the square root of the text's UTF-8 length, which it calibrates its softmax with),
+        normalised; merged labels add their columns' probabilities."""
+        data = self._ident._encode(text)
+        raw = np.asarray(self._ident._raw_score(data), dtype=np.float64) / math.sqrt(len(data) or 1)
+        raw -= raw.max()
+        probs = np.exp(raw)
+        out = probs[self._first]
+        for i, cols in self._more:
+            out[i] += probs[cols].sum()
+        out /= out.sum()
+        logs: FloatArray = np.log(np.maximum(out, 1e-300))
+        return logs
+
+
+@cache
+def load_broad() -> BroadModel | None:
+    """The shipped broad model (None when py3langid is not installed: trawl's models alone)."""
+    try:
+        from py3langid import langid  # noqa: PLC0415 -- loaded on first use (4.6 MB model)
+    except ImportError:
+        return None
+    return BroadModel(langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=False))
