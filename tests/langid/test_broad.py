@@ -1,7 +1,5 @@
 """The broad model (py3langid's, trained on large real corpora) fused with trawl's own."""
 
-
-
 from __future__ import annotations
 
 import math
@@ -93,3 +91,26 @@ def test_without_the_broad_model_the_own_models_decide() -> None:
     alone = DefaultIdentifier(use_broad=False)
     assert alone.broad is None and alone.labels == alone.model.labels
     assert alone.identify("Der schnelle braune Fuchs springt über den faulen Hund.").lang == "de"
+
+
+def test_compiled_walker_gives_py3langids_scores() -> None:
+    broad = load_broad()
+    assert broad is not None
+    if broad.kernel_status != "ready":
+        pytest.skip(f"compiled walker: {broad.kernel_status}")
+    odd = [
+        "",
+        "a",
+        "🙂🙂",
+        "x" * 5000,
+        "Дебиан-тестирање " * 50,
+        "中文字符和日本語のテキスト",
+        "\x00\xff \ud800",
+    ]
+    texts = [*(t for ts in EVERYDAY.values() for t in ts), *odd]
+    for text in texts:
+        data = broad._ident._encode(text)
+        want = np.asarray(broad._ident._raw_score(data), dtype=np.float32)
+        got = broad.raw(data)
+        assert np.allclose(got, want, rtol=1e-5, atol=1e-3), text[:20]
+        assert int(np.argmax(got)) == int(np.argmax(want))

@@ -29,7 +29,7 @@ cdef extern from *:
     """
     void TRAWL_PREFETCH(const void *p) nogil
 
-__all__ = ["Kernel", "feature_hash"]
+__all__ = ["Kernel", "Walker", "feature_hash"]
 
 DEF MAX_N = 5
 DEF WORD_KIND = 5
@@ -301,3 +301,98 @@ cdef class Kernel:
                 feats[at].count += 1
                 return nf
             slot = (slot + 1) & (tsize - 1)
+
+
+# -- the broad model (py3langid's byte n-gram automaton) ------------------------------------------
+
+from libc.math cimport INFINITY, NAN, log1p, ldexpf
+from libc.stdint cimport uint16_t, uint32_t
+
+
+cdef union Bits:
+    uint32_t u
+    float f
+
+
+cdef inline float half_to_float(uint16_t h) noexcept nogil:
+    """IEEE 754 binary16 → binary32 (exact: every half is a float); normal numbers by moving
+    the bits (rebias the exponent by 127 - 15), the rest by arithmetic."""
+    cdef uint32_t exp = (h >> 10) & 0x1F
+    cdef Bits b
+    cdef float v
+    if 0 < exp < 31:
+        b.u = ((<uint32_t> (h & 0x8000)) << 16) | ((exp + 112) << 23) | ((<uint32_t> (h & 0x3FF)) << 13)
+        return b.f
+    if exp == 0:
+        v = ldexpf(<float> (h & 0x3FF), -24)  # zero or subnormal
+    else:
+        v = INFINITY if (h & 0x3FF) == 0 else NAN
+    return -v if h & 0x8000 else v
+
+
+cdef class Walker:
+    """py3langid's ``_raw_score`` (without the class prior) in C: the text's bytes walk the
+    model's automaton, each state that ends a feature counts it, and the scores are
+    ``Σ log1p(count) · P(feature | class)`` over the distinct features (float32 sums, as
+    py3langid's float32 matrix product; the order of the additions differs, so the last bits
+    may). The arrays are py3langid's own (pinned release; :mod:`trawl.langid.broad`)."""
+
+    cdef const uint32_t[::1] nextmove
+    cdef const int64_t[::1] rowbase
+    cdef const int32_t[::1] output
+    cdef const uint16_t[:, ::1] ptc
+    cdef int32_t *counts
+    cdef int32_t *touched
+    cdef Py_ssize_t n_features
+    cdef Py_ssize_t n_classes
+
+    def __cinit__(self):
+        self.counts = NULL
+        self.touched = NULL
+
+    def __init__(self, const uint32_t[::1] nextmove, const int64_t[::1] rowbase, const int32_t[::1] output,
+                 const uint16_t[:, ::1] ptc):
+        self.nextmove = nextmove
+        self.rowbase = rowbase
+        self.output = output
+        self.ptc = ptc
+        self.n_features = ptc.shape[0]
+        self.n_classes = ptc.shape[1]
+        self.counts = <int32_t *> calloc(self.n_features, sizeof(int32_t))
+        self.touched = <int32_t *> malloc(self.n_features * sizeof(int32_t))
+        if self.counts == NULL or self.touched == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.counts)
+        free(self.touched)
+
+    def scores(self, const unsigned char[::1] data, float[::1] out):
+        """Add the text's evidence to ``out`` (one float per class); the number of distinct
+        features it has."""
+        cdef Py_ssize_t i, j, n = data.shape[0], distinct = 0
+        cdef int64_t state = 0, nstates = self.rowbase.shape[0]
+        cdef int32_t f
+        cdef float w
+        cdef const uint16_t *row
+        if out.shape[0] != self.n_classes:
+            raise ValueError("out has the wrong number of classes")
+        with nogil:
+            for i in range(n):
+                state = self.nextmove[self.rowbase[state] + data[i]]
+                if state < 0 or state >= nstates:
+                    break  # not py3langid's automaton: nothing more to read
+                f = self.output[state]
+                if f >= 0 and f < self.n_features:
+                    if self.counts[f] == 0:
+                        self.touched[distinct] = f
+                        distinct += 1
+                    self.counts[f] += 1
+            for i in range(distinct):
+                f = self.touched[i]
+                w = <float> log1p(<double> self.counts[f])
+                self.counts[f] = 0
+                row = &self.ptc[f, 0]
+                for j in range(self.n_classes):
+                    out[j] += w * half_to_float(row[j])
+        return distinct
