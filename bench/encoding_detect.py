@@ -18,6 +18,12 @@ as the true codec, or is a superset codec of it (gb2312 → gbk/gb18030, big5 �
 shift_jis → cp932, euc-kr → cp949, iso-8859-1 → windows-1252, tis-620 → cp874), since those
 read the file as the standard's author meant. Throughput is the whole-file corpus through each
 detector, interleaved, best of ``--repeat`` rounds.
+
+``--set udhr-legacy`` judges a second corpus instead, built here: the second half of the UDHR
+translation of each language (which trawl's character models do not train on) written in each
+legacy encoding real files of that language use (:data:`LEGACY`: every ISO-8859 part, the
+windows and DOS code pages, Mac code pages, KOI8, the CJK families, ISO-2022-JP/KR, UTF-16/32
+without a BOM); characters the encoding lacks are left out. The ``--set both`` runs one, then the other.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import codecs
 import itertools
 import sys
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,6 +50,83 @@ from trawl.decode.detect import (
 )
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "encoding" / "chardet-tests"
+DEFAULT_UDHR = Path(__file__).resolve().parents[2] / "shared" / "data" / "langid" / "udhr2"
+
+#: Legacy encodings and the UDHR translations (file stems) written in them.
+LEGACY: dict[str, list[str]] = {
+    "cp1252": ["eng", "fra", "deu", "spa", "ita", "nld", "dan", "swe", "nob", "fin", "por_PT", "cat"],
+    "iso8859_15": ["fra", "deu", "fin", "est", "spa"],
+    "mac_roman": ["fra", "deu", "spa", "ita"],
+    "cp437": ["eng", "deu", "spa"],
+    "cp850": ["fra", "deu", "spa", "por_PT", "isl"],
+    "mac_iceland": ["isl"],
+    "iso8859_10": ["isl", "sme", "fao"],
+    "iso8859_14": ["cym", "gle", "gla"],
+    "cp1250": ["ces", "pol", "hun", "slk", "slv", "hrv"],
+    "iso8859_2": ["ces", "pol", "hun", "slk", "slv", "hrv"],
+    "cp852": ["ces", "pol", "hun", "slk", "slv"],
+    "mac_latin2": ["ces", "pol", "hun", "slk"],
+    "iso8859_16": ["ron", "pol", "hun"],
+    "iso8859_3": ["mlt", "epo"],
+    "iso8859_4": ["lav", "lit", "est"],
+    "iso8859_13": ["lav", "lit", "est"],
+    "cp1257": ["lav", "lit", "est"],
+    "cp775": ["lav", "lit"],
+    "cp1254": ["tur"],
+    "iso8859_9": ["tur"],
+    "cp857": ["tur"],
+    "mac_turkish": ["tur"],
+    "cp1251": ["rus", "ukr", "bul", "bel", "mkd", "srp_cyrl"],
+    "koi8_r": ["rus", "bul"],
+    "koi8_u": ["ukr"],
+    "iso8859_5": ["rus", "bul", "mkd"],
+    "cp866": ["rus", "bel"],
+    "mac_cyrillic": ["rus", "bul"],
+    "cp855": ["rus", "srp_cyrl"],
+    "cp1253": ["ell_monotonic"],
+    "iso8859_7": ["ell_monotonic"],
+    "cp737": ["ell_monotonic"],
+    "mac_greek": ["ell_monotonic"],
+    "cp1255": ["heb"],
+    "iso8859_8": ["heb"],
+    "cp862": ["heb"],
+    "cp1256": ["arb", "pes_1", "urd"],
+    "iso8859_6": ["arb"],
+    "cp874": ["tha"],
+    "cp1258": ["vie"],
+    "shift_jis": ["jpn"],
+    "euc_jp": ["jpn"],
+    "iso2022_jp": ["jpn"],
+    "gb2312": ["cmn_hans"],
+    "gb18030": ["cmn_hans"],
+    "big5": ["cmn_hant"],
+    "euc_kr": ["kor"],
+    "iso2022_kr": ["kor"],
+    "utf_16_le": ["eng", "rus", "cmn_hans"],
+    "utf_16_be": ["deu", "jpn"],
+    "utf_32_le": ["fra", "kor"],
+}
+
+
+def load_legacy(root: Path = DEFAULT_UDHR) -> list[Case]:
+    """The ``udhr-legacy`` corpus: each :data:`LEGACY` pair as one case (second halves)."""
+    from trawl.langid.corpus import split_half  # noqa: PLC0415 -- development-time corpus reader
+
+    cases = []
+    for codec, stems in LEGACY.items():
+        name = codecs.lookup(codec).name
+        for stem in stems:
+            path = root / f"{stem}.txt"
+            if not path.is_file():
+                continue
+            text = split_half(unicodedata.normalize("NFC", path.read_text("utf-8")))[1]
+            data = text.encode(codec, "ignore")
+            if codec.startswith("iso2022"):  # whole lines, so that each opens its escapes anew
+                data = "\n".join(line for line in text.splitlines()).encode(codec, "ignore")
+            cases.append(Case(f"{name}-{stem}", name, data))
+    return cases
+
+
 SNIPPET_SIZES = (20, 50, 200)
 
 _SUPERSETS = {
@@ -202,9 +286,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="rounds of the throughput run")
     ap.add_argument("--failures", action="store_true", help="list trawl's wrong guesses")
     ap.add_argument("--only", nargs="*", help="detector names to run")
+    ap.add_argument("--set", choices=("chardet", "udhr-legacy"), default="chardet")
     args = ap.parse_args()
 
-    cases, skipped = load_corpus(args.data)
+    if args.set == "udhr-legacy":
+        cases, skipped = load_legacy(), []
+    else:
+        cases, skipped = load_corpus(args.data)
     sets = {"files": cases} | {f"{n} B": [snippet(c, n) for c in cases] for n in SNIPPET_SIZES}
     sets = {k: [c for c in v if c.data] for k, v in sets.items()}
     total_bytes = sum(len(c.data) for c in cases)

@@ -137,3 +137,33 @@ def test_peer_adapters_follow_the_protocol() -> None:
         found = det.detect(data)
         assert found is not None
         assert found.encoding == found.encoding.lower()
+
+
+# Legacy encodings of every ISO-8859 part, DOS and Mac code pages (issue 32), each with text of a
+# language written in it; the detector must read each back as the same text.
+LEGACY_TEXTS = {
+    "iso8859_15": "L'œuvre coûte 15 € ; the façade était très âgée, où était-il ?",
+    "cp850": "Über die Straße ging der Bürgermeister, während die Kinder spielten und lachten.",
+    "cp852": "Příliš žluťoučký kůň úpěl ďábelské ódy. Zażółć gęślą jaźń, ale to już wiesz.",
+    "mac_latin2": "Příliš žluťoučký kůň úpěl ďábelské ódy a pak se vrátil domů ke své rodině.",
+    "iso8859_3": "Il-bniedem kollu jitwieldu ħielsa u ugwali fid-dinjità u d-drittijiet. Għandhom ġieħ.",
+    "iso8859_13": "Visi žmonės gimsta laisvi ir lygūs savo orumu ir teisėmis. Jiems suteikta sąžinė.",
+    "iso8859_14": "Genir pawb yn rhydd ac yn gydradd â'i gilydd mewn urddas a hawliau. Mae ŵyr yn y dŵr.",
+    "cp862": "כל בני האדם נולדו בני חורין ושווים בערכם ובזכויותיהם. כולם חוננו בתבונה ובמצפון.",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("codec", sorted(LEGACY_TEXTS))
+def test_legacy_code_pages(codec: str) -> None:
+    text = LEGACY_TEXTS[codec]
+    data = (text + " " + text).encode(codec)
+    found = default_detector().detect(data)
+    assert found is not None
+    assert data.decode(found.encoding) == data.decode(codec), found
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_of_one_script_without_bom_or_many_zeros(codec: str) -> None:
+    text = "Все люди рождаются свободными и равными в своем достоинстве и правах. " * 3  # noqa: RUF001
+    found = default_detector().detect(text.encode(codec))
+    assert found is not None and found.encoding == codec

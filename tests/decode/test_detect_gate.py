@@ -60,3 +60,20 @@ def test_confidence_is_calibrated(bench: ModuleType) -> None:
         bench.evaluate(detector, subset, pairs)
     error = bench.calibration_error(pairs)
     assert error <= PINS["calibration_error_max"], "\n".join(bench.reliability(pairs))
+
+
+@pytest.mark.parametrize("subset", ["files", "snippets_50"])
+def test_legacy_udhr_accuracy_does_not_regress(bench: ModuleType, subset: str) -> None:
+    """The second corpus (``--set udhr-legacy``): UDHR second halves in every legacy encoding of
+    their language, which the character models (trained on the first halves) never saw."""
+    if not bench.DEFAULT_UDHR.is_dir():
+        pytest.skip(f"corpus not found: {bench.DEFAULT_UDHR}")
+    cases = bench.load_legacy()
+    if subset == "snippets_50":
+        cases = [s for s in (bench.snippet(c, 50) for c in cases) if s.data]
+    accuracy, wrong = bench.evaluate(ModelDetector(), cases)
+    pinned = PINS["udhr_legacy"][subset]
+    shown = ", ".join(f"{c.label}→{g}" for c, g in wrong[:15])
+    assert accuracy * 100 >= pinned, (
+        f"udhr-legacy {subset}: {accuracy:.2%} < pinned {pinned} %; wrong: {shown}"
+    )

@@ -92,11 +92,27 @@ class EncodingDetector(Protocol):
 # (shift_jis rather than cp932), as the caller then knows the page's declared family.
 _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("windows-1252", "cp1252", None, "western", 0.0),
+    ("iso-8859-15", "iso8859_15", None, "western", -2.0),
     ("mac-roman", "mac_roman", None, "western", -4.0),
+    ("ibm850", "cp850", None, "western", -4.0),
+    ("ibm437", "cp437", None, "western", -4.5),
+    ("mac-iceland", "mac_iceland", None, "nordic", -5.0),
+    ("iso-8859-10", "iso8859_10", None, "nordic", -4.0),
+    ("iso-8859-14", "iso8859_14", None, "celtic", -4.0),
     ("windows-1250", "cp1250", None, "central", -0.5),
     ("iso-8859-2", "iso8859_2", None, "central", -1.0),
+    ("ibm852", "cp852", None, "central", -3.0),
+    ("mac-centeuro", "mac_latin2", None, "central", -4.0),
+    ("iso-8859-16", "iso8859_16", None, "central", -3.0),
+    ("iso-8859-3", "iso8859_3", None, "south", -3.0),
     ("windows-1257", "cp1257", None, "baltic", -2.0),
+    ("iso-8859-13", "iso8859_13", None, "baltic", -2.5),
+    ("iso-8859-4", "iso8859_4", None, "baltic", -3.5),
+    ("ibm775", "cp775", None, "baltic", -4.0),
     ("windows-1254", "cp1254", None, "turkish", -1.0),
+    ("iso-8859-9", "iso8859_9", None, "turkish", -1.5),
+    ("ibm857", "cp857", None, "turkish", -4.0),
+    ("mac-turkish", "mac_turkish", None, "turkish", -5.0),
     ("windows-1251", "cp1251", None, "cyrillic", 0.0),
     ("koi8-r", "koi8_r", None, "cyrillic", -0.5),
     ("iso-8859-5", "iso8859_5", None, "cyrillic", -1.0),
@@ -106,7 +122,11 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("koi8-u", "koi8_u", None, "cyrillic", -2.5),
     ("iso-8859-7", "iso8859_7", None, "greek", 0.0),
     ("windows-1253", "cp1253", None, "greek", -0.5),
+    ("cp737", "cp737", None, "greek", -4.0),
+    ("mac-greek", "mac_greek", None, "greek", -5.0),
     ("windows-1255", "cp1255", None, "hebrew", 0.0),
+    ("iso-8859-8", "iso8859_8", None, "hebrew", -1.0),
+    ("ibm862", "cp862", None, "hebrew", -4.0),
     ("windows-1256", "cp1256", None, "arabic", 0.0),
     ("iso-8859-6", "iso8859_6", None, "arabic", -0.5),
     ("tis-620", "cp874", "tis_620", "thai", 0.0),
@@ -342,6 +362,18 @@ def nul_pattern(data: bytes) -> str | None:
             except UnicodeDecodeError as exc:
                 if exc.start < n2 * 2 - 2:  # a pair cut at the end is forgiven
                     continue
+            return codec
+    # Text of one alphabetic script (Cyrillic, Greek, Hebrew, Arabic...) has few zero bytes: its
+    # spaces and punctuation. Its code units' high bytes are then the script's block and 0, so
+    # one parity holds a few distinct values and the other never a zero.
+    for codec, high_bytes, low_bytes in (
+        ("utf-16-le", data[1 : n2 * 2 : 2], data[0 : n2 * 2 : 2]),
+        ("utf-16-be", data[0 : n2 * 2 : 2], data[1 : n2 * 2 : 2]),
+    ):
+        if n2 < 16 or low_bytes.count(0) or high_bytes.count(0) < 0.05 * n2:
+            continue
+        top = sorted((high_bytes.count(b) for b in set(high_bytes)), reverse=True)[:3]
+        if sum(top) >= 0.95 * n2 and _plain_text(data[: n2 * 2], codec):
             return codec
     return None
 
