@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import itertools
+import re
 import sys
 import time
 import unicodedata
@@ -54,9 +55,27 @@ DEFAULT_UDHR = Path(__file__).resolve().parents[2] / "shared" / "data" / "langid
 
 #: Legacy encodings and the UDHR translations (file stems) written in them.
 LEGACY: dict[str, list[str]] = {
-    "cp1252": ["eng", "fra", "deu", "spa", "ita", "nld", "dan", "swe", "nob", "fin", "por_PT", "cat"],
+    "cp1252": [
+        "eng",
+        "fra",
+        "deu",
+        "spa",
+        "ita",
+        "nld",
+        "dan",
+        "swe",
+        "nob",
+        "fin",
+        "por_PT",
+        "cat",
+        "eng+typo",
+        "fra+typo",
+        "deu+typo",
+        "nld+typo",
+    ],
+    "mac_roman": ["eng+typo", "fra+typo"],
     "iso8859_15": ["fra", "deu", "fin", "est", "spa"],
-    "mac_roman": ["fra", "deu", "spa", "ita"],
+    "mac_roman_": ["fra", "deu", "spa", "ita"],
     "cp437": ["eng", "deu", "spa"],
     "cp850": ["fra", "deu", "spa", "por_PT", "isl"],
     "mac_iceland": ["isl"],
@@ -108,18 +127,46 @@ LEGACY: dict[str, list[str]] = {
 }
 
 
+_DOS_CODECS = frozenset({"cp437", "cp850", "cp852", "cp775", "cp857", "cp737", "cp862", "cp866", "cp855"})
+
+
+def _typography(text: str) -> str:
+    """Straight quotes made curly, apostrophes typographic, spaced hyphens en dashes, and an
+    ellipsis and a euro sign now and then: how text of the web differs from the UDHR's."""
+    text = re.sub(r"(\w)'(\w)", "\\1\u2019\\2", text)
+    text = re.sub(r'"([^"]*)"', "\u201c\\1\u201d", text)
+    text = text.replace(" - ", " \u2013 ").replace("...", "\u2026")
+    words = text.split(" ")
+    for i in (
+        i for i in range(7, len(words), 40) if words[i].isalpha()
+    ):  # a quoted word, a possessive, a price
+        words[i] = (
+            f"\u201c{words[i]}\u201d"
+            if i % 3 == 0
+            else (f"{words[i]}\u2019s" if i % 3 == 1 else f"\u20ac{i}")
+        )
+    return " ".join(words)
+
+
 def load_legacy(root: Path = DEFAULT_UDHR) -> list[Case]:
     """The ``udhr-legacy`` corpus: each :data:`LEGACY` pair as one case (second halves)."""
     from trawl.langid.corpus import split_half  # noqa: PLC0415 -- development-time corpus reader
 
     cases = []
-    for codec, stems in LEGACY.items():
+    for key, stems in LEGACY.items():
+        codec = key.rstrip("_")
         name = codecs.lookup(codec).name
-        for stem in stems:
+        for entry in stems:
+            stem, _, variant = entry.partition("+")
             path = root / f"{stem}.txt"
             if not path.is_file():
                 continue
             text = split_half(unicodedata.normalize("NFC", path.read_text("utf-8")))[1]
+            if variant == "typo":  # the web's typography: curly quotes and apostrophes, dashes
+                text = _typography(text)
+                stem = entry
+            if codec in _DOS_CODECS:  # DOS wrote its line ends as CR LF
+                text = text.replace("\n", "\r\n")
             data = text.encode(codec, "ignore")
             if codec.startswith("iso2022"):  # whole lines, so that each opens its escapes anew
                 data = "\n".join(line for line in text.splitlines()).encode(codec, "ignore")

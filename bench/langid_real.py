@@ -22,8 +22,6 @@ once), per length bucket (<= 20, 21-50, 51-100, > 100 characters) and over all; 
 all texts; ECE of the scores. ``--failures`` prints trawl default's commonest confusions.
 """
 
-
-
 from __future__ import annotations
 
 import argparse

@@ -94,25 +94,25 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("windows-1252", "cp1252", None, "western", 0.0),
     ("iso-8859-15", "iso8859_15", None, "western", -2.0),
     ("mac-roman", "mac_roman", None, "western", -4.0),
-    ("ibm850", "cp850", None, "western", -4.0),
-    ("ibm437", "cp437", None, "western", -4.5),
-    ("mac-iceland", "mac_iceland", None, "nordic", -5.0),
+    ("ibm850", "cp850", None, "western", -10.0),
+    ("ibm437", "cp437", None, "western", -10.5),
+    ("mac-iceland", "mac_iceland", None, "nordic", -7.0),
     ("iso-8859-10", "iso8859_10", None, "nordic", -4.0),
     ("iso-8859-14", "iso8859_14", None, "celtic", -4.0),
     ("windows-1250", "cp1250", None, "central", -0.5),
     ("iso-8859-2", "iso8859_2", None, "central", -1.0),
-    ("ibm852", "cp852", None, "central", -3.0),
-    ("mac-centeuro", "mac_latin2", None, "central", -4.0),
+    ("ibm852", "cp852", None, "central", -10.0),
+    ("mac-centeuro", "mac_latin2", None, "central", -7.0),
     ("iso-8859-16", "iso8859_16", None, "central", -3.0),
     ("iso-8859-3", "iso8859_3", None, "south", -3.0),
     ("windows-1257", "cp1257", None, "baltic", -2.0),
     ("iso-8859-13", "iso8859_13", None, "baltic", -2.5),
     ("iso-8859-4", "iso8859_4", None, "baltic", -3.5),
-    ("ibm775", "cp775", None, "baltic", -4.0),
+    ("ibm775", "cp775", None, "baltic", -10.0),
     ("windows-1254", "cp1254", None, "turkish", -1.0),
     ("iso-8859-9", "iso8859_9", None, "turkish", -1.5),
-    ("ibm857", "cp857", None, "turkish", -4.0),
-    ("mac-turkish", "mac_turkish", None, "turkish", -5.0),
+    ("ibm857", "cp857", None, "turkish", -10.0),
+    ("mac-turkish", "mac_turkish", None, "turkish", -7.0),
     ("windows-1251", "cp1251", None, "cyrillic", 0.0),
     ("koi8-r", "koi8_r", None, "cyrillic", -0.5),
     ("iso-8859-5", "iso8859_5", None, "cyrillic", -1.0),
@@ -122,11 +122,11 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("koi8-u", "koi8_u", None, "cyrillic", -2.5),
     ("iso-8859-7", "iso8859_7", None, "greek", 0.0),
     ("windows-1253", "cp1253", None, "greek", -0.5),
-    ("cp737", "cp737", None, "greek", -4.0),
-    ("mac-greek", "mac_greek", None, "greek", -5.0),
+    ("cp737", "cp737", None, "greek", -10.0),
+    ("mac-greek", "mac_greek", None, "greek", -7.0),
     ("windows-1255", "cp1255", None, "hebrew", 0.0),
     ("iso-8859-8", "iso8859_8", None, "hebrew", -1.0),
-    ("ibm862", "cp862", None, "hebrew", -4.0),
+    ("ibm862", "cp862", None, "hebrew", -10.0),
     ("windows-1256", "cp1256", None, "arabic", 0.0),
     ("iso-8859-6", "iso8859_6", None, "arabic", -0.5),
     ("tis-620", "cp874", "tis_620", "thai", 0.0),
@@ -139,8 +139,19 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
     ("johab", "johab", None, "korean", -3.0),
 )
 
+# The DOS code pages of the Latin, Greek and Hebrew scripts: candidates only for text with DOS's
+# CR LF line ends (or none). A Unix file's stray bytes (2005-Bush.txt's Big5 punctuation in
+# English) otherwise read as DOS letters ("sabbaticalíXand"), which hides the damage from the
+# anomaly report. IBM866 and IBM855, the web's Cyrillic DOS pages, stay candidates always.
+_DOS = frozenset({"ibm437", "ibm850", "ibm852", "ibm775", "ibm857", "cp737", "ibm862"})
+
+# Each reported name's log prior (a superset's name has its standard's).
+_PRIORS = {name: prior for name, _, _, _, prior in _CANDIDATES}
+
 # The fallback of each strict report name when the bytes are not valid in the narrower codec.
 _SUPERSET = {"shift_jis": "cp932", "big5": "big5hkscs", "euc-kr": "cp949", "tis-620": "cp874"}
+
+_PRIORS |= {superset: _PRIORS[name] for name, superset in _SUPERSET.items()}
 
 _TAG = re.compile(rb"<[!/?a-zA-Z][^<>]{0,2000}>")
 
@@ -318,7 +329,10 @@ def _collapse(m: re.Match[bytes]) -> bytes:
 
 def _sample(data: bytes) -> bytes:
     """Tag-stripped, ASCII-thinned bytes to score, ending at a byte that cannot be a trail byte."""
-    thin = _ASCII_RUN.sub(_collapse, _TAG.sub(b" ", data[:SCAN_BYTES]))
+    head = data[:SCAN_BYTES]
+    untagged = _TAG.sub(b" ", head)
+    # all the non-ASCII bytes inside tags (a title attribute, a <meta> description): score those
+    thin = _ASCII_RUN.sub(_collapse, head if untagged.isascii() else untagged)
     if len(thin) <= SAMPLE_BYTES:
         return thin
     cut = thin[:SAMPLE_BYTES]
@@ -445,30 +459,35 @@ class ModelDetector:
             return table.score(*histogram.value)
 
         candidates = _CANDIDATES
+        head = data[:SCAN_BYTES]
+        if b"\n" in head and b"\r\n" not in head:  # Unix line ends: not a file DOS wrote
+            candidates = tuple(c for c in _CANDIDATES if c[0] not in _DOS)
         if probe is not sample:
             probe_pairs = _Histogram()
             first = sorted(
-                ((score_of(probe, c[1], c[3], probe_pairs) + c[4], i) for i, c in enumerate(_CANDIDATES)),
+                ((score_of(probe, c[1], c[3], probe_pairs) + c[4], i) for i, c in enumerate(candidates)),
                 reverse=True,
             )
             if first[0][0] - first[1][0] > PROBE_MARGIN:
                 # The head alone is decisive: scoring the rest cannot change the winner.
-                name, _, strict, _, _ = _CANDIDATES[first[0][1]]
+                name, _, strict, _, _ = candidates[first[0][1]]
                 if strict is not None:
                     name = self._strict(data, name, strict)
-                return _detection([(first[0][0], name)] + [(sc, _CANDIDATES[i][0]) for sc, i in first[1:5]])
-            candidates = tuple(_CANDIDATES[i] for _, i in first[:SHORTLIST])
+                return _detection([(first[0][0], name)] + [(sc, candidates[i][0]) for sc, i in first[1:5]])
+            candidates = tuple(candidates[i] for _, i in first[:SHORTLIST])
         sample_pairs = _Histogram()
         scored: dict[str, tuple[float, str]] = {}  # decoded text → (log-score, encoding)
+        priors = _PRIORS
         for name, codec, strict, group, prior in candidates:
             text = sample.decode(codec, "replace")
             score = score_of(sample, codec, group, sample_pairs) + prior
             best = scored.get(text)
             if best is None:
                 scored[text] = (score, name if strict is None else self._strict(data, name, strict))
-            else:  # same characters: one hypothesis, with the likelier reading's name
+            else:  # same characters: one hypothesis, named after the commoner encoding (the
+                # models' scores of one text differ only by which language group read it)
                 total = _logaddexp(best[0], score)
-                scored[text] = (total, best[1] if best[0] >= score else name)
+                scored[text] = (total, best[1] if priors[best[1]] >= prior else name)
         return _detection(sorted(scored.values(), reverse=True))
 
     @staticmethod
@@ -519,6 +538,8 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 _IMPOSSIBLE = 1e6  # the cost of an invalid multi-byte sequence when a candidate is ruled out
 _JUNK_P = 1e-10  # undefined byte, C1 control, private use: nearly impossible in real text
 _OTHER_P = 0.05 / 65536
+_TYPO = frozenset("\u00a0“”‘’„‚«»‹›–—…•€")  # noqa: RUF001  # on purpose
+_COMMON_TYPO_LOGP = math.log(1e-3)
 _TYPO = frozenset(
     "\u00a0“”‘’„‚«»‹›–—…•·€£§©®°×¡¿№™"  # noqa: RUF001  # on purpose
     + "".join(map(chr, range(0x3000, 0x3020)))
