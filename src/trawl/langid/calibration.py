@@ -36,13 +36,21 @@ class Calibrator:
         return 1.0 / (1.0 + math.exp(-z))
 
     @classmethod
-    def fit(cls, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], l2: float = 1e-3) -> Calibrator:
-        """Newton–Raphson (IRLS) on the log loss with a little L2, no dependency beyond NumPy."""
+    def fit(
+        cls,
+        x: npt.NDArray[np.float64],
+        y: npt.NDArray[np.float64],
+        l2: float = 1e-3,
+        weights: npt.NDArray[np.float64] | None = None,
+    ) -> Calibrator:
+        """Newton–Raphson (IRLS) on the log loss with a little L2, no dependency beyond NumPy;
+        ``weights``: how much each example counts (default: all alike)."""
         w = np.zeros(x.shape[1])
+        sw = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
         for _ in range(50):
             p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -40, 40)))
-            grad = x.T @ (p - y) + l2 * w
-            hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
+            grad = x.T @ (sw * (p - y)) + l2 * w
+            hess = (x * (sw * p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
             step = np.linalg.solve(hess, grad)
             w -= step
             if np.abs(step).max() < 1e-8:
