@@ -126,3 +126,22 @@ def test_identifiers_share_one_interface() -> None:
         assert len(ident.languages()) > 300
     with pytest.raises(ValueError, match="unknown language identification method"):
         get_identifier("nope")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["page 0 page 1 page 2 page 3 page 4 host 7 host 8", "1 2 3 4 5 next last", "p0 p1 p2 p3 p4 p5",
+     "a1b2c3 d4e5f6 g7h8", "Tel. 030 1234 5678"],
+)  # fmt: skip
+def test_listings_and_identifiers_are_no_language(text: str) -> None:
+    r = get_identifier("default").identify(text)
+    assert (r.lang, r.reason, r.score) == ("und", "no-language", 0.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("In 2019, 45% of 300 people voted.", "en"), ("Der 3. Oktober 1990 war ein Mittwoch.", "de"),
+     ("Home | About | Contact | Blog | FAQ", "en")],
+)  # fmt: skip
+def test_sentences_with_numbers_keep_their_language(text: str, lang: str) -> None:
+    assert get_identifier("default").identify(text).lang == lang

@@ -123,6 +123,10 @@ METHODS = ("default", "cavnar-trenkle")
 #: Scripts written without spaces: their "words" are whole clauses, so their longer n-grams are
 #: rarely seen in training and coverage says nothing about whether the language is supported.
 _UNSPACED = frozenset({"Han", "Kana", "Thai", "Lao", "Khmer", "Myanmar", "Tibetan", "Hangul", "Yi"})
+_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
+#: A text of this many tokens or more, fewer than this share of them words: a listing, no language.
+LISTING_MIN_TOKENS = 3
+LISTING_WORD_SHARE = 0.4
 _URL = re.compile(r"(?:https?://|ftp://|www\.)\S+|\S+@\S+\.\w+|(?<!\w)@\w+", re.IGNORECASE)
 _CODE = re.compile(r"[{};]|==|!=|=>|->|::|&&|\|\||\b\w+\(|\b[a-z]+_[a-z_]+\b|</?\w+[^>]*>")
 
@@ -135,7 +139,8 @@ class LangResult:
     the calibrated probability that it is right; for ``und``, low (how likely the best guess
     would have been). ``alternatives``: the next candidates with their probabilities.
     ``ambiguous``: two close relatives the text does not tell apart (``lang`` is the first).
-    ``reason``: why a text is ``und`` (``empty``, ``no-letters``, ``code``, ``unknown-script``,
+    ``reason``: why a text is ``und`` (``empty``, ``no-letters``, ``code``, ``no-language``
+    (identifiers, numbers, a listing; or the broad model's "no linguistic content"), ``unknown-script``,
     ``unsupported``).
     """
 
@@ -188,7 +193,24 @@ def clean_text(text: str) -> tuple[str, str | None]:
     signals = len(_CODE.findall(cleaned))
     if signals >= 3 and signals * 4 >= len(cleaned.split()):
         return "", "code"
+    if _listing(cleaned):
+        return "", "no-language"
     return cleaned, None
+
+
+def _listing(text: str) -> bool:
+    """Tokens, not words: identifiers and numbers (``p0 p1 p2``, ``a1b2c3``, ``id=42 ts=17``,
+    ``1 2 3 next last``), or a few words repeated between numbers (``page 0 page 1 … page 9``).
+    Whether a text has at least :data:`LISTING_MIN_TOKENS` tokens with a letter or digit, of
+    which fewer than :data:`LISTING_WORD_SHARE` are words of letters alone, or at least twice as
+    many as that with no more than two distinct words among them."""
+    tokens = _TOKEN.findall(text)
+    if len(tokens) < LISTING_MIN_TOKENS:
+        return False
+    words = [t.lower() for t in tokens if t.isalpha()]
+    if len(words) < LISTING_WORD_SHARE * len(tokens):
+        return True
+    return len(tokens) >= 2 * LISTING_MIN_TOKENS and len(set(words)) <= 2
 
 
 # -- shipped data --------------------------------------------------------------------------------
