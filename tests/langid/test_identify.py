@@ -145,3 +145,13 @@ def test_listings_and_identifiers_are_no_language(text: str) -> None:
 )  # fmt: skip
 def test_sentences_with_numbers_keep_their_language(text: str, lang: str) -> None:
     assert get_identifier("default").identify(text).lang == lang
+
+
+def test_remembered_answers_are_the_same_and_fresh_copies() -> None:
+    ident = DefaultIdentifier()
+    text = "Home | About us | Contact"
+    first = ident.identify(text)
+    first.alternatives.clear()  # a caller's change must not reach the next answer
+    again = ident.identify(text)
+    fresh = DefaultIdentifier()._identify(text)
+    assert again == fresh and again is not first and again.alternatives

@@ -48,7 +48,7 @@ import gzip
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -117,6 +117,10 @@ PAIR_WEIGHT = 1.0
 #: The broad model's probability from which it vouches for a language trawl's own model finds
 #: out of its experience (:meth:`DefaultIdentifier.vouched`).
 VOUCH = 0.9
+#: Texts up to this many characters are remembered by :meth:`DefaultIdentifier.identify`, at
+#: most this many at a time.
+CACHE_CHARS = 200
+CACHE_SIZE = 4096
 #: The identifiers ``trawl langid --method`` and :func:`get_identifier` know.
 METHODS = ("default", "cavnar-trenkle")
 
@@ -338,6 +342,7 @@ class DefaultIdentifier:
         ]
         self.fit_min_features: float = float(likelihood.get("min_features", 1e18))
         self._written_in: dict[str, set[str] | None] = {}
+        self._cache: dict[str, LangResult] = {}
         self._mask_cache: dict[frozenset[str], np.ndarray[Any, np.dtype[np.bool_]]] = {}
 
     def languages(self) -> frozenset[str]:
@@ -541,6 +546,20 @@ class DefaultIdentifier:
         return cal(self.group_features(feats))
 
     def identify(self, text: str) -> LangResult:
+        """The language of ``text``. Short texts are remembered (:data:`CACHE_CHARS`,
+        :data:`CACHE_SIZE`): a site's navigation and footer lines come back on every page, and
+        each answer is a fresh copy."""
+        if len(text) > CACHE_CHARS:
+            return self._identify(text)
+        hit = self._cache.get(text)
+        if hit is None:
+            hit = self._identify(text)
+            if len(self._cache) >= CACHE_SIZE:
+                self._cache.clear()  # a generation at a time: cheaper than an LRU's bookkeeping
+            self._cache[text] = hit
+        return replace(hit, alternatives=list(hit.alternatives))
+
+    def _identify(self, text: str) -> LangResult:
         cleaned, reason = clean_text(text)
         if reason is not None:
             return _und(reason, self.name)
