@@ -173,3 +173,18 @@ def test_compiled_helpers_refuse_bad_input_instead_of_reading_past_it() -> None:
     ):
         with pytest.raises(ValueError, match="out of range"):
             walk.element_columns(*bad, codes, 100, 4, sib, unit)
+
+
+def test_boilerplate_headings_in_other_languages_by_both_matchers() -> None:
+    """The multilingual phrases (issue 32) match in the compiled trie and in the regex alike,
+    a capital non-ASCII first letter included; ordinary sentences do not."""
+    from trawl.extract.features import _boiler_regex, boiler_hits  # noqa: PLC0415
+
+    texts = [
+        "Mehr zum Thema", "Ähnliche Beiträge", "Kommentare (3)", "À lire aussi", "Zobacz także",
+        "Artículos relacionados", "Leggi anche", "Lees ook",
+        "Die Kosten sind hoch.", "Le chat dort sur le canapé.", "Kot śpi na kanapie.",
+    ]  # fmt: skip
+    want = [True] * 8 + [False] * 3
+    assert [_boiler_regex(t) for t in texts] == want
+    assert boiler_hits(texts, list(range(len(texts)))) == [i for i, w in enumerate(want) if w]

@@ -122,3 +122,29 @@ def test_metadata_without_the_url_does_not_regress(shared_data: Path) -> None:
 
 if __name__ == "__main__":  # print the figures to pin
     pytest.main([__file__, "-q"])
+
+
+def test_trafilatura_eval_f1_does_not_regress(shared_data: Path) -> None:
+    """The second annotation convention (trafilatura's own set: snippets that must and must not
+    appear), scored by the set's own metric as ``bench/extract_trafilatura.py`` does."""
+    import importlib.util  # noqa: PLC0415
+
+    from trawl.decode.charset import decode_html  # noqa: PLC0415
+
+    root = shared_data / "extraction" / "trafilatura-eval"
+    if not root.is_dir():
+        pytest.skip(f"corpus not found: {root}")
+    spec = importlib.util.spec_from_file_location("trafilatura_eval_score", root / "score.py")
+    assert spec is not None and spec.loader is not None
+    score = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(score)
+    totals = [0, 0, 0, 0]
+    for line in (root / "truth.jsonl").read_text(encoding="utf-8").splitlines():
+        page = json.loads(line)
+        markup = decode_html(gzip.decompress((root / "html" / f"{page['id']}.html.gz").read_bytes())).text
+        text = extract(markup, page.get("url") or None, metadata=False).text
+        for k, v in enumerate(score.count_page(page, text)):
+            totals[k] += v
+    precision, recall, _, f1 = score.scores(*totals)
+    pins = PINS["trafilatura_eval"]
+    assert f1 >= pins["f1"] and precision >= pins["precision"], (precision, recall, f1)

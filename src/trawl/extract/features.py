@@ -124,10 +124,44 @@ _BOILER_PHRASES = (
     "|add to cart|add to bag|add to basket|buy now|in stock|out of stock|free shipping|quantity"
     "|wishlist|wish list|write a review|customers also|frequently bought|you may also"
 )
-_BOILER_SUFFIXES = {"comment": r"s?\b", "share": r"\b"}
-_BOILER = re.compile(
-    r"\b(?:reply|next|menu|tags?)\b|" + trie_pattern(_BOILER_PHRASES.split("|"), _BOILER_SUFFIXES)
+#: The same boilerplate in the other languages the web writes most (German, French, Spanish,
+#: Italian, Portuguese, Dutch, Polish): the headings of related-article, comment, share and
+#: newsletter boxes. Without them a German page's "Mehr zum Thema" box read as article text
+#: (issue 32). Prefixes where the word inflects (kommentar-, komentarz-, commentaire-).
+_BOILER_PHRASES_INTL = (
+    "mehr zum thema|das könnte sie auch interessieren|das könnte dich auch interessieren"
+    "|auch interessant|ähnliche beiträge|ähnliche artikel|verwandte artikel|weitere artikel"
+    "|weitere beiträge|weiterlesen|mehr lesen|kommentar|kommentier|teilen|abonnieren"
+    "|meistgelesen|beliebteste|über den autor|über die autorin|zum autor|datenschutz|impressum"
+    "|nach oben|anmelden"
+    "|articles similaires|à lire aussi|lire aussi|voir aussi|sur le même sujet|vous aimerez"
+    "|commentaire|partager|abonnez-vous|inscrivez-vous|les plus lus|mentions légales"
+    "|artículos relacionados|noticias relacionadas|te puede interesar|lee también|comentario"
+    "|compartir|suscríbete|lo más leído"
+    "|articoli correlati|potrebbe interessarti|leggi anche|commenti|lascia un commento"
+    "|condividi|iscriviti"
+    "|artigos relacionados|leia também|veja também|comentários|deixe um comentário"
+    "|compartilhe|partilhar"
+    "|gerelateerde artikelen|lees ook|meer over|reacties|reageer|deel dit"
+    "|zobacz także|zobacz też|czytaj także|czytaj też|podobne artykuły|powiązane|komentarz"
+    "|udostępnij|najczęściej czytane|polecamy"
 )
+
+
+def _with_capitals(phrases: list[str]) -> list[str]:
+    """Each phrase, and its capitalised form where that begins with a non-ASCII letter (the
+    compiled matcher lower-cases ASCII only: "Ähnliche" must match "ähnliche")."""
+    out = []
+    for phrase in phrases:
+        out.append(phrase)
+        if not phrase[0].isascii() and phrase[0].upper() != phrase[0]:
+            out.append(phrase[0].upper() + phrase[1:])
+    return out
+
+
+_PHRASES = _with_capitals([*_BOILER_PHRASES.split("|"), *_BOILER_PHRASES_INTL.split("|")])
+_BOILER_SUFFIXES = {"comment": r"s?\b", "share": r"\b"}
+_BOILER = re.compile(r"\b(?:reply|next|menu|tags?)\b|" + trie_pattern(_PHRASES, _BOILER_SUFFIXES))
 
 
 def _boiler_keywords() -> list[tuple[bytes, int, int, int]]:
@@ -136,7 +170,7 @@ def _boiler_keywords() -> list[tuple[bytes, int, int, int]]:
     kinds = {r"s?\b": 3, r"\b": 4}
     out = [
         (phrase.encode("utf-8"), kinds[_BOILER_SUFFIXES[phrase]] if phrase in _BOILER_SUFFIXES else 1, 0, 0)
-        for phrase in _BOILER_PHRASES.split("|")
+        for phrase in _PHRASES
     ]
     out += [(word.encode("ascii"), 5, 0, 0) for word in ("reply", "next", "menu")]
     out.append((b"tag", 6, 0, 0))
