@@ -178,7 +178,7 @@ def test_compiled_helpers_refuse_bad_input_instead_of_reading_past_it() -> None:
 def test_boilerplate_headings_in_other_languages_by_both_matchers() -> None:
     """The multilingual phrases (issue 32) match in the compiled trie and in the regex alike,
     a capital non-ASCII first letter included; ordinary sentences do not."""
-    from trawl.extract.features import _boiler_regex, boiler_hits  # noqa: PLC0415
+    from trawl.extract.features import _boiler_regex, boiler_hits
 
     texts = [
         "Mehr zum Thema", "Ähnliche Beiträge", "Kommentare (3)", "À lire aussi", "Zobacz także",

@@ -127,9 +127,9 @@ if __name__ == "__main__":  # print the figures to pin
 def test_trafilatura_eval_f1_does_not_regress(shared_data: Path) -> None:
     """The second annotation convention (trafilatura's own set: snippets that must and must not
     appear), scored by the set's own metric as ``bench/extract_trafilatura.py`` does."""
-    import importlib.util  # noqa: PLC0415
+    import importlib.util
 
-    from trawl.decode.charset import decode_html  # noqa: PLC0415
+    from trawl.decode.charset import decode_html
 
     root = shared_data / "extraction" / "trafilatura-eval"
     if not root.is_dir():
