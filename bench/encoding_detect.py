@@ -23,13 +23,23 @@ detector, interleaved, best of ``--repeat`` rounds.
 translation of each language (which trawl's character models do not train on) written in each
 legacy encoding real files of that language use (:data:`LEGACY`: every ISO-8859 part, the
 windows and DOS code pages, Mac code pages, KOI8, the CJK families, ISO-2022-JP/KR, UTF-16/32
-without a BOM); characters the encoding lacks are left out. The ``--set both`` runs one, then the other.
+without a BOM); characters the encoding lacks are left out.
+
+``--set tatoeba-legacy`` judges a third corpus, of real conversational text with the punctuation
+its writers typed (curly apostrophes, guillemets, dashes where they used them): Tatoeba sentences
+(``../shared/data/langid/tatoeba``, licensed for evaluation only: no model trains on them) of
+each language in each of its legacy encodings (:data:`TATOEBA`, the same pairs as the UDHR set
+where Tatoeba has the language). Each pair gives :data:`TATOEBA_DOCS` documents of
+:data:`TATOEBA_SENTENCES` sentences, one a line, from those the encoding can write whole (a
+sentence with a character the encoding lacks is left out, as its writer would have typed it
+otherwise); DOS documents end their lines with CR LF.
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
+import hashlib
 import itertools
 import re
 import sys
@@ -52,6 +62,7 @@ from trawl.decode.detect import (
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "encoding" / "chardet-tests"
 DEFAULT_UDHR = Path(__file__).resolve().parents[2] / "shared" / "data" / "langid" / "udhr2"
+DEFAULT_TATOEBA = DEFAULT_UDHR.parent / "tatoeba"
 
 #: Legacy encodings and the UDHR translations (file stems) written in them.
 LEGACY: dict[str, list[str]] = {
@@ -148,6 +159,27 @@ def _typography(text: str) -> str:
     return " ".join(words)
 
 
+def _windows_1258(text: str) -> str:
+    """Vietnamese as windows-1258 writes it: the letters it has precomposed (ă, ê, ơ, ư...), the
+    tone marks combining after them (its five combining marks), as Windows converted NFC text."""
+    out = []
+    for ch in text:
+        try:
+            ch.encode("cp1258")
+        except UnicodeEncodeError:
+            base, *marks = list(unicodedata.normalize("NFD", ch))
+            while marks:
+                joined = unicodedata.normalize("NFC", base + marks[0])
+                if len(joined) != 1 or joined.encode("cp1258", "replace") == b"?":
+                    break
+                base = joined
+                marks.pop(0)
+            out.append(base + "".join(marks))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def load_legacy(root: Path = DEFAULT_UDHR) -> list[Case]:
     """The ``udhr-legacy`` corpus: each :data:`LEGACY` pair as one case (second halves)."""
     from trawl.langid.corpus import split_half  # noqa: PLC0415 -- development-time corpus reader
@@ -167,10 +199,71 @@ def load_legacy(root: Path = DEFAULT_UDHR) -> list[Case]:
                 stem = entry
             if codec in _DOS_CODECS:  # DOS wrote its line ends as CR LF
                 text = text.replace("\n", "\r\n")
+            if codec == "cp1258":
+                text = _windows_1258(text)
             data = text.encode(codec, "ignore")
             if codec.startswith("iso2022"):  # whole lines, so that each opens its escapes anew
                 data = "\n".join(line for line in text.splitlines()).encode(codec, "ignore")
             cases.append(Case(f"{name}-{stem}", name, data))
+    return cases
+
+
+#: Tatoeba's labels for the UDHR file stems of :data:`LEGACY` (Japanese is three labels there).
+_TATOEBA_LABELS: dict[str, tuple[str, ...]] = {
+    "por_PT": ("por",),
+    "ell_monotonic": ("ell",),
+    "pes_1": ("pes",),
+    "arb": ("ara",),
+    "srp_cyrl": ("srp_Cyrl",),
+    "cmn_hans": ("cmn_Hans",),
+    "cmn_hant": ("cmn_Hant",),
+    "kor": ("kor_Hang",),
+    "jpn": ("jpn_Hani", "jpn_Hira", "jpn_Kana"),
+}
+#: The ``tatoeba-legacy`` pairs: :data:`LEGACY`'s, without its synthetic typography (Tatoeba's
+#: text has its writers' own) and without the languages Tatoeba lacks (Sami, Slovak).
+TATOEBA: dict[str, list[str]] = {
+    codec: stems
+    for codec, stems in (
+        (codec, [s for s in stems if "+" not in s and s not in ("sme", "slk")])
+        for codec, stems in LEGACY.items()
+    )
+    if stems
+}
+TATOEBA_DOCS = 3
+TATOEBA_SENTENCES = 20
+
+
+def load_tatoeba(root: Path = DEFAULT_TATOEBA) -> list[Case]:
+    """The ``tatoeba-legacy`` corpus: :data:`TATOEBA_DOCS` documents for each :data:`TATOEBA` pair."""
+    cases = []
+    for key, stems in TATOEBA.items():
+        codec = key.rstrip("_")
+        name = codecs.lookup(codec).name
+        dos = codec in _DOS_CODECS
+        for stem in stems:
+            paths = [root / f"{label}.txt" for label in _TATOEBA_LABELS.get(stem, (stem,))]
+            if not all(p.is_file() for p in paths):
+                continue
+            lines = sorted(
+                (line.strip() for p in paths for line in p.read_text("utf-8").splitlines() if line.strip()),
+                key=lambda line: hashlib.sha1(f"{key}|{line}".encode()).digest(),  # an order, not a secret
+            )
+            if codec == "cp1258":
+                lines = [_windows_1258(line) for line in lines]
+            usable = []
+            for line in lines:
+                try:
+                    line.encode(codec)
+                except UnicodeEncodeError:
+                    continue
+                usable.append(line)
+            for k in range(TATOEBA_DOCS):
+                block = usable[k * TATOEBA_SENTENCES : (k + 1) * TATOEBA_SENTENCES]
+                if len(block) < TATOEBA_SENTENCES:
+                    break
+                text = ("\r\n" if dos else "\n").join(block) + ("\r\n" if dos else "\n")
+                cases.append(Case(f"{name}-{stem}-{k}", name, text.encode(codec)))
     return cases
 
 
@@ -333,11 +426,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="rounds of the throughput run")
     ap.add_argument("--failures", action="store_true", help="list trawl's wrong guesses")
     ap.add_argument("--only", nargs="*", help="detector names to run")
-    ap.add_argument("--set", choices=("chardet", "udhr-legacy"), default="chardet")
+    ap.add_argument("--set", choices=("chardet", "udhr-legacy", "tatoeba-legacy"), default="chardet")
     args = ap.parse_args()
 
+    skipped: list[str] = []
     if args.set == "udhr-legacy":
-        cases, skipped = load_legacy(), []
+        cases = load_legacy()
+    elif args.set == "tatoeba-legacy":
+        cases = load_tatoeba()
     else:
         cases, skipped = load_corpus(args.data)
     sets = {"files": cases} | {f"{n} B": [snippet(c, n) for c in cases] for n in SNIPPET_SIZES}

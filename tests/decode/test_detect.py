@@ -167,3 +167,80 @@ def test_utf16_of_one_script_without_bom_or_many_zeros(codec: str) -> None:
     text = "Все люди рождаются свободными и равными в своем достоинстве и правах. " * 3  # noqa: RUF001
     found = default_detector().detect(text.encode(codec))
     assert found is not None and found.encoding == codec
+
+
+# -- issue 32: the web's typography, the languages of a group, UTF-16 CJK without NULs ----------
+
+ENGLISH_TYPOGRAPHY = (
+    "The committee’s report, published on Monday, said the “new rules” had worked – "  # noqa: RUF001
+    "but only where the city’s own inspectors (and the region’s) had the means to check them… "  # noqa: RUF001
+    "It cost €40,000 a year, and nobody’s budget was cut."  # noqa: RUF001
+)
+
+
+def test_windows_typography_is_not_read_as_mac_letters() -> None:
+    # Mac Roman reads ’ “ ” – as í ì î Ñ ("committeeís"): letters no English word has there.
+    data = ENGLISH_TYPOGRAPHY.encode("cp1252")
+    found = default_detector().detect(data)
+    assert found is not None
+    assert found.encoding == "windows-1252"
+
+
+def test_mac_letters_are_not_read_as_windows_punctuation() -> None:
+    # IBM850 "é" is windows-1252's low quote: "d‚clar‚" puts punctuation inside words.
+    text = "Le comité a été créé pour étudier les problèmes déclarés par les élèves."
+    data = text.encode("cp850").replace(b"\n", b"\r\n") + b"\r\n"
+    found = default_detector().detect(data)
+    assert found is not None
+    assert data.decode(found.encoding) == text + "\r\n", found
+
+
+def test_misplaced_sign_costs_a_reading() -> None:
+    model = detect._models()["western"]
+    assert detect._context_cost("d", "\u201a") < 0  # a low quote never follows a letter
+    assert detect._context_cost(" ", "\u201a") == 0  # it opens a quote
+    assert detect._context_cost("\u00a7", "i") < 0  # "§igen"
+    assert detect._context_cost("s", "\u2019") == 0  # an apostrophe
+    assert model.score("déclaré") > model.score("d\u201aclar\u201a")
+
+
+def test_vectorised_score_is_the_sum_of_pair_costs() -> None:
+    models = detect._models()
+    rng = random.Random(3)
+    texts = [RUSSIAN, JAPANESE, "Grüße aus Köln", "d\u201aclar\u201a §igen", "İstanbul ΑΒΓ abc"]
+    texts += [rng.randbytes(300).decode("cp932", "replace") for _ in range(3)]
+    for group in ("western", "japanese", "cyrillic", "zh_hans"):
+        for text in texts:
+            model = models[group]
+            pairs = sum(model.pair_cost(a, b) for a, b in zip((" " + text)[:-1], text, strict=True))
+            assert model.score(text) == pytest.approx(model.score_loop(text), rel=1e-9, abs=1e-9)
+            assert model.score(text) == pytest.approx(pairs, rel=1e-9, abs=1e-9)
+
+
+def test_the_words_name_the_language_of_a_short_text() -> None:
+    # One letter: "ą" in ISO-8859-13 is "à" in windows-1252; the Lithuanian words around it say which.
+    text = "Kiekvienas žmogus turi teisę į poilsį ir laisvalaikį, ir periodines apmokamas atostogas."
+    data = text.encode("iso8859_13")
+    found = default_detector().detect(data)
+    assert found is not None
+    assert data.decode(found.encoding) == text, found
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_kana_heavy_utf16_without_bom(codec: str) -> None:
+    # Kana units (0x30xx) have no byte above 0x7F and read as ASCII and half-width katakana in
+    # Shift_JIS: the likelier reading is found by the character models.
+    text = "そうだね。\nわたしはへやをさがしています。\nきみのスピードはすごいね。\n" * 4
+    found = default_detector().detect(text.encode(codec))
+    assert found is not None
+    assert found.encoding == codec
+
+
+@pytest.mark.parametrize("codec", ["koi8_r", "cp1251", "shift_jis", "gb18030", "euc_kr"])
+def test_legacy_text_is_not_taken_for_utf16(codec: str) -> None:
+    text = {"koi8_r": RUSSIAN, "cp1251": RUSSIAN, "shift_jis": JAPANESE}.get(codec, "")
+    text = text or ("中文文本，这是一个测试页面。" if codec == "gb18030" else "한국어 텍스트입니다 안녕하세요")  # noqa: RUF001
+    data = (text * 3).encode(codec)
+    assert detect.utf16_shape(data) is None
+    found = default_detector().detect(data)
+    assert _same_text(data, found, codec)

@@ -77,3 +77,21 @@ def test_legacy_udhr_accuracy_does_not_regress(bench: ModuleType, subset: str) -
     assert accuracy * 100 >= pinned, (
         f"udhr-legacy {subset}: {accuracy:.2%} < pinned {pinned} %; wrong: {shown}"
     )
+
+
+@pytest.mark.parametrize("subset", ["files", "snippets_50"])
+def test_legacy_tatoeba_accuracy_does_not_regress(bench: ModuleType, subset: str) -> None:
+    """The third corpus (``--set tatoeba-legacy``): Tatoeba's conversational sentences, with their
+    writers' own punctuation, in every legacy encoding of their language. Evaluation only: the
+    character models train on the UDHR, never on these."""
+    if not bench.DEFAULT_TATOEBA.is_dir():
+        pytest.skip(f"corpus not found: {bench.DEFAULT_TATOEBA}")
+    cases = bench.load_tatoeba()
+    if subset == "snippets_50":
+        cases = [s for s in (bench.snippet(c, 50) for c in cases) if s.data]
+    accuracy, wrong = bench.evaluate(ModelDetector(), cases)
+    pinned = PINS["tatoeba_legacy"][subset]
+    shown = ", ".join(f"{c.label}→{g}" for c, g in wrong[:15])
+    assert accuracy * 100 >= pinned, (
+        f"tatoeba-legacy {subset}: {accuracy:.2%} < pinned {pinned} %; wrong: {shown}"
+    )

@@ -7,7 +7,9 @@ the first halves of the group's UDHR translations (NFC, lower-cased: headings in
 not look foreign; the second halves are the test text of ``bench/encoding_detect.py --set
 udhr-legacy``), plus the group's *native* characters: the letters its code pages can encode (alphabets) or the
 frequent ideographs and syllables of the national standard's first level (CJK), which is where an
-unseen character of a right decoding most likely falls.
+unseen character of a right decoding most likely falls. Each language of a group also has its own
+counts (``langs``): the detector weighs the group's languages against each other on short text,
+where the pooled counts cannot tell an English word's curly apostrophe from a Spanish ``í``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from trawl.langid.corpus import split_half
 
-__all__ = ["GROUPS", "build", "main", "native_chars"]
+__all__ = ["ALPHABETS", "GROUPS", "build", "main", "native_chars"]
 
 GROUPS: dict[str, list[str]] = {
     "western": [
@@ -62,6 +64,51 @@ GROUPS: dict[str, list[str]] = {
     "zh_hans": ["cmn_hans"],
     "zh_hant": ["cmn_hant"],
     "korean": ["kor"],
+}
+
+# The letters beyond ASCII of each Latin-script language's alphabet (lower case; its standard
+# orthography, with the accents its own words take): a letter of the alphabet that its half of
+# the UDHR happens not to show (Welsh ŵ) is still far likelier in it than another language's
+# (Icelandic ð). Languages of the other scripts show their whole alphabet in that half.
+ALPHABETS: dict[str, str] = {
+    "eng": "",
+    "fra": "àâæçéèêëîïôœùûüÿ",
+    "deu": "äöüß",
+    "spa": "áéíñóúü",
+    "por_PT": "áâãàçéêíóôõú",
+    "ita": "àèéìíòóù",
+    "nld": "áéèëïóöü",
+    "cat": "àçéèíïóòúü",
+    "dan": "æøåé",
+    "swe": "åäöé",
+    "nob": "æøåéèêóòô",
+    "fin": "äöåšž",
+    "isl": "áðéíóúýþæö",
+    "fao": "áðíóúýæø",
+    "glg": "áéíñóúü",
+    "eus": "ñü",
+    "afr": "áäéèêëíîïóôöúûü",
+    "ltz": "äëé",
+    "gle": "áéíóú",
+    "gla": "àèìòù",
+    "cym": "âêîôûŵŷäëïöüáéíóúàèìòùẁẃẅỳý",
+    "ces": "áčďéěíňóřšťúůýž",
+    "pol": "ąćęłńóśźż",
+    "hun": "áéíóöőúüű",
+    "slk": "áäčďéíĺľňóôŕšťúýž",
+    "slv": "čšž",
+    "hrv": "čćđšž",
+    "bos_latn": "čćđšž",
+    "srp_latn": "čćđšž",
+    "ron": "ăâîşţ",
+    "sme": "áčđŋšŧž",
+    "mlt": "àċèġħìòùż",
+    "epo": "ĉĝĥĵŝŭ",
+    "lit": "ąčęėįšųūž",
+    "lav": "āčēģīķļņšūž",
+    "est": "äõöüšž",
+    "tur": "âçğıîöşûü",
+    "vie": "àáâãèéêìíòóôõùúýăđĩũơưạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ",
 }
 
 # Code pages whose letters are a group's native alphabet.
@@ -119,24 +166,40 @@ def native_chars(group: str) -> str:
     raise ValueError(f"no native set for group {group!r}")
 
 
+def _counts(text: str) -> tuple[Counter[str], Counter[str]]:
+    return Counter(text), Counter(text[i : i + 2] for i in range(len(text) - 1))
+
+
+def _training_text(udhr: Path, lang: str) -> str:
+    text = unicodedata.normalize("NFC", (udhr / f"{lang}.txt").read_text("utf-8"))
+    text = split_half(text)[0]  # the second halves stay unseen (bench --set udhr-legacy)
+    text = text.translate(_FOLD)
+    return " ".join(text.split()).lower()
+
+
 def build(udhr: Path) -> dict[str, object]:
     groups: dict[str, object] = {}
-    for group, langs in GROUPS.items():
+    langs: dict[str, object] = {}
+    for group, members in GROUPS.items():
         uni: Counter[str] = Counter()
         bi: Counter[str] = Counter()
-        for lang in langs:
-            text = unicodedata.normalize("NFC", (udhr / f"{lang}.txt").read_text("utf-8"))
-            text = split_half(text)[0]  # the second halves stay unseen (bench --set udhr-legacy)
-            text = text.translate(_FOLD)
-            text = " ".join(text.split()).lower()
-            uni.update(text)
-            bi.update(text[i : i + 2] for i in range(len(text) - 1))
+        for lang in members:
+            lang_uni, lang_bi = _counts(_training_text(udhr, lang))
+            uni.update(lang_uni)
+            bi.update(lang_bi)
+            seen = "".join(sorted(c for c in lang_uni if not c.isascii() and c.isalpha()))
+            langs[lang] = {
+                "uni": dict(sorted(lang_uni.items())),
+                "bi": dict(sorted(lang_bi.items())),
+                "alphabet": "".join(sorted(set(ALPHABETS.get(lang, "")) | set(seen))),
+            }
         groups[group] = {
             "uni": dict(sorted(uni.items())),
             "bi": dict(sorted(bi.items())),
             "native": native_chars(group),
+            "langs": members,
         }
-    return {"version": 1, "source": "UDHR (langid/udhr2)", "groups": groups}
+    return {"version": 2, "source": "UDHR (langid/udhr2)", "groups": groups, "langs": langs}
 
 
 def main() -> None:

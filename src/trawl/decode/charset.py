@@ -64,7 +64,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from trawl.decode.detect import EncodingDetector, default_detector, nul_pattern
+from trawl.decode.detect import EncodingDetector, default_detector, nul_pattern, utf16_shape
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body, file_coding
 from trawl.decode.mojibake import check_mojibake
 from trawl.document import Document
@@ -486,47 +486,9 @@ def _utf16_by_nuls(body: bytes) -> str | None:
 
 
 def _cjk_utf16(body: bytes) -> str | None:
-    """``utf-16le``/``utf-16be`` for UTF-16 CJK text with no BOM and no NULs, else ``None``.
-
-    Han, kana and Hangul in UTF-16 have no NUL bytes, so :func:`_utf16_by_nuls` misses them and a
-    multi-byte detector reads them as GB18030 garbage. Read in the right byte order, nearly every
-    character is Han, kana, Hangul, CJK or full-width punctuation, or ASCII; legacy CJK bytes read
-    as UTF-16 land about half the time in surrogates, private use, Yi or compatibility blocks, and
-    ASCII text read as UTF-16 has no bytes above 0x7F (it is required to have many). Shift_JIS
-    kana read as UTF-16BE are Han, so bytes that are valid in a legacy CJK encoding are left to
-    the detector.
-    """
-    sample = body[: SAMPLE_BYTES & ~1]
-    if len(sample) < 16 or sum(1 for b in sample[:4096] if b >= 0x80) < min(len(sample), 4096) // 4:
-        return None
-    for legacy in ("shift_jis", "euc_jp", "gbk", "big5", "euc_kr"):
-        try:
-            body[: len(sample)].decode(legacy)
-        except UnicodeDecodeError:
-            continue
-        return None
-    best: tuple[float, str] | None = None
-    for name in _UTF16:
-        try:
-            text = sample.decode(name)
-        except UnicodeDecodeError:
-            continue
-        cjk = other = 0
-        for ch in text:
-            o = ord(ch)
-            if (
-                0x4E00 <= o <= 0x9FFF
-                or 0xAC00 <= o <= 0xD7A3
-                or 0x3000 <= o <= 0x30FF
-                or 0xFF01 <= o <= 0xFF9F
-            ):
-                cjk += 1
-            elif not (0x20 <= o < 0x7F or ch in "\t\n\r"):
-                other += 1
-        share = (cjk / len(text)) if text else 0.0
-        if cjk >= 6 and share >= 0.5 and other <= len(text) * 0.02 and (best is None or share > best[0]):
-            best = (share, name)
-    return best[1] if best else None
+    """``utf-16le``/``utf-16be`` for UTF-16 CJK text with no BOM and no NULs
+    (:func:`~trawl.decode.detect.utf16_shape`), else ``None``."""
+    return {"utf-16-le": "utf-16le", "utf-16-be": "utf-16be"}.get(utf16_shape(body[:SAMPLE_BYTES]) or "")
 
 
 def _multibyte(text: str, errors: int = 0) -> int:

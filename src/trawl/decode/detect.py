@@ -13,7 +13,10 @@ How :class:`ModelDetector` decides, cheapest evidence first:
 3. ISO-2022 escape sequences in 7-bit data; pure ASCII is ``ascii``;
 4. valid UTF-8 with multi-byte sequences is ``utf-8`` (a character cut at the very end is
    forgiven): other encodings almost never form valid UTF-8 by chance;
-5. otherwise every legacy candidate is *trial-decoded* and the text scored by the character
+5. UTF-16 CJK text without a BOM or NULs, by the share of Han, kana and Hangul it reads as
+   (:func:`utf16_shape`), when the character models find that reading likelier than every
+   legacy one;
+6. otherwise every legacy candidate is *trial-decoded* and the text scored by the character
    model of its script group (an interpolated bigram model over characters, trained on UDHR
    translations; see ``_build_detect_models.py``). Since decoding is one-to-one, the model's
    log-likelihood of the decoded text is the likelihood of the bytes under that encoding, so
@@ -23,7 +26,17 @@ How :class:`ModelDetector` decides, cheapest evidence first:
    cost almost as much as an impossible decoding. Printable ASCII has a floor, so that markup
    and Latin words around a short run of non-ASCII cost every group about the same. Text is
    scored in lower case, then capitals cost for where they stand: one right after a small letter
-   (``длЯ``) much, one after a capital (all caps) a little.
+   (``длЯ``) much, one after a capital (all caps) a little; so do signs glued to a letter on a
+   side where no language puts them (an opening low quote after a letter, ``§`` before one:
+   where a Mac or DOS letter read as windows-125x typography lands) and a Greek, Cyrillic,
+   Hebrew, Arabic or Thai letter against a Latin one.
+7. the candidates close to the best are scored again by each *language* of their group (its
+   own bigram counts, its unseen letters backing off to its alphabet and the group's counts),
+   a uniform mixture: text is in one language, and the pooled counts of nineteen Western
+   languages find a Spanish ``í`` as likely as an English apostrophe. In the Latin-script
+   groups each language is also weighed by how well the page's ASCII words fit it, worth at
+   most :data:`WORD_EVIDENCE_CAP` nats: the words around a short run of letters say whether
+   ``0xE0`` is Lithuanian ``ą`` or French ``à``.
 
 HTML tags are removed before scoring (``<`` and ``>`` are never trail bytes of the supported
 multi-byte encodings), and at most :data:`SAMPLE_BYTES` bytes around non-ASCII bytes are scored,
@@ -38,6 +51,7 @@ import gzip
 import json
 import math
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
@@ -55,6 +69,7 @@ __all__ = [
     "ModelDetector",
     "default_detector",
     "nul_pattern",
+    "utf16_shape",
 ]
 
 #: Bytes of (tag-stripped) input scored by the model at most.
@@ -64,6 +79,13 @@ PROBE_BYTES = 256
 SHORTLIST = 3
 #: A lead (natural log) of the best candidate on the head beyond which the rest is not scored.
 PROBE_MARGIN = 20.0
+#: Candidates within this many nats of the best are scored again by their group's languages.
+MIX_MARGIN = 30.0
+#: Bytes of the tag-stripped head whose ASCII words weigh the Latin-script languages.
+WORD_BYTES = 4096
+#: What the words can cost a language at most (nats), against the one they fit best: a verdict
+#: on short text, never one that outweighs the letters of a whole page.
+WORD_EVIDENCE_CAP = 10.0
 #: Bytes of raw input looked at at most (head), so huge pages cost a bounded time.
 SCAN_BYTES = 1 << 18
 
@@ -157,14 +179,37 @@ _TAG = re.compile(rb"<[!/?a-zA-Z][^<>]{0,2000}>")
 
 
 class _Model:
-    """One script group's interpolated character-bigram model, scored on decoded text."""
+    """An interpolated character-bigram model, scored on decoded text: a script group's (its
+    languages' counts pooled), or one language's, whose unseen characters back off to its group's."""
 
-    __slots__ = ("_alpha", "_bi", "_ctx", "_kana_p", "_native", "_native_p", "_total", "_uni")
+    __slots__ = (
+        "_alpha",
+        "_bi",
+        "_ctx",
+        "_kana_p",
+        "_native",
+        "_native_p",
+        "_parent",
+        "_sorted",
+        "_total",
+        "_uni",
+        "_uni_sorted",
+    )
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], native: str, parent: _Model | None = None) -> None:
         uni_cnt: dict[str, int] = spec["uni"]
         bi_cnt: dict[str, int] = spec["bi"]
-        native: str = spec["native"]
+        self._parent = parent
+        self._sorted: (
+            tuple[
+                npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]
+            ]
+            | None
+        ) = None
+        self._uni_sorted: tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None = None
+        # A language's letters (its alphabet beyond ASCII), or a group's (its code pages' letters).
+        if parent is not None:
+            native = spec["alphabet"]
         self._native = frozenset(native)
         kana = sum(1 for c in native if 0x3040 <= ord(c) < 0x3100)
         # Kana are a third of Japanese text but a small part of its repertoire.
@@ -172,8 +217,12 @@ class _Model:
         self._native_p = (0.35 if kana else 0.6) / max(1, len(native) - kana)
         total = sum(uni_cnt.values())
         # Dirichlet mass of the back-off distribution: large where the training text covers the
-        # repertoire poorly (thousands of ideographs), small for alphabets.
-        self._alpha = float(total) if len(native) > 1000 else max(50.0, total * 0.02)
+        # repertoire poorly (thousands of ideographs), small for alphabets. A language's own text
+        # is a few thousand letters: a letter it never showed is rare in it, not impossible.
+        if parent is not None:
+            self._alpha = _LANG_ALPHA
+        else:
+            self._alpha = float(total) if len(native) > 1000 else max(50.0, total * 0.02)
         self._total = total + self._alpha
         self._uni = {c: self._logp(c, n) for c, n in uni_cnt.items()}
         # Witten-Bell: a context followed by many different characters leaves more mass to
@@ -192,6 +241,13 @@ class _Model:
             for pair, n in bi_cnt.items()
         }
 
+    def unigram(self, c: str) -> float:
+        """Log-probability of character ``c`` out of context (cached)."""
+        u = self._uni.get(c)
+        if u is None:
+            u = self._uni[c] = self._logp(c, 0)
+        return u
+
     def _logp(self, c: str, count: int) -> float:
         lp = math.log((count + self._alpha * self._base(c)) / self._total)
         # The training text (a legal declaration) lacks the typography of the web: curly quotes,
@@ -205,6 +261,10 @@ class _Model:
         return max(lp, _ASCII_LOGP) if " " <= c < "\x7f" or c in "\t\n\r" else lp
 
     def _base(self, c: str) -> float:
+        if self._parent is not None:  # half the group's unigram, half the letters of the alphabet
+            return 0.5 * math.exp(self._parent.unigram(c)) + (
+                0.5 / len(self._native) if c in self._native else 0.0
+            )
         o = ord(c)
         if 0x20 <= o < 0x7F or c in "\t\n\r":
             return 0.3 / 98
@@ -220,90 +280,210 @@ class _Model:
         :meth:`score` is a sum of these over adjacent pairs (``a`` = space before the first), which
         is what lets :class:`_ByteTable` score single-byte decodings from byte-pair counts.
         """
-        cost = 0.0
-        if b in _CAPITAL_SET:
-            if a in _SMALL_SET:
-                cost += _INNER_CAPITAL_LOGP
-            elif a in _CAPITAL_SET:
-                cost += _CAPS_LOGP
+        cost = _context_cost(a, b)
         prev = a.lower()[-1:] or " "
         for c in b.lower():
             lp = self._bi.get(prev + c)
             if lp is None:
-                u = self._uni.get(c)
-                if u is None:
-                    u = self._uni[c] = self._logp(c, 0)
-                lp = u + self._ctx.get(prev, 0.0)
+                lp = self.unigram(c) + self._ctx.get(prev, 0.0)
             cost += lp
             prev = c
         return cost
 
     def score(self, text: str) -> float:
-        """Log-likelihood of ``text`` (natural log), starting after a space."""
-        uni = self._uni
-        bi = self._bi
-        ctx = self._ctx
-        total = 0.0
-        prev = " "
+        """Log-likelihood of ``text`` (natural log), starting after a space: the sum of
+        :meth:`pair_cost` over its adjacent pairs, looked up for all pairs at once."""
         low = text.lower()
-        if low != text:  # capitals are scored as small letters, but cost for where they stand
-            total += _INNER_CAPITAL_LOGP * len(_INNER_CAPITAL.findall(text))
-            total += _CAPS_LOGP * len(_CAPS.findall(text))
-        for c in low:
-            lp = bi.get(prev + c)
+        cps = np.frombuffer(low.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
+        if not len(cps):
+            return 0.0
+        prev = np.empty_like(cps)
+        prev[0] = 0x20
+        prev[1:] = cps[:-1]
+        bi_keys, bi_vals, ctx_keys, ctx_vals = self._arrays()
+        keys = prev * _PAIR_BASE + cps
+        lp = _lookup(bi_keys, bi_vals, keys, np.nan)
+        miss = np.isnan(lp)
+        if miss.any():
+            lp[miss] = self._unigrams(cps[miss]) + _lookup(ctx_keys, ctx_vals, prev[miss], 0.0)
+        return _context_costs(text) + float(lp.sum())
+
+    def score_loop(self, text: str) -> float:
+        """:meth:`score` one character at a time (the reference its lookups are tested against)."""
+        total = _context_costs(text)
+        prev = " "
+        for c in text.lower():
+            lp = self._bi.get(prev + c)
             if lp is None:
-                u = uni.get(c)
-                if u is None:  # first sight of an unseen character: cache its back-off
-                    u = uni[c] = self._logp(c, 0)
-                lp = u + ctx.get(prev, 0.0)
+                lp = self.unigram(c) + self._ctx.get(prev, 0.0)
             total += lp
             prev = c
         return total
 
+    def _arrays(
+        self,
+    ) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]
+    ]:
+        """The bigram and context tables as sorted code-point keys and values (made once)."""
+        arrays = self._sorted
+        if arrays is None:
+            bi = sorted((ord(p[0]) * _PAIR_BASE + ord(p[1]), v) for p, v in self._bi.items())
+            ctx = sorted((ord(c), v) for c, v in self._ctx.items())
+            arrays = self._sorted = (
+                np.array([k for k, _ in bi], dtype=np.int64),
+                np.array([v for _, v in bi]),
+                np.array([k for k, _ in ctx], dtype=np.int64),
+                np.array([v for _, v in ctx]),
+            )
+        return arrays
 
-class _ByteTable:
-    """One single-byte candidate's :meth:`_Model.pair_cost` for every byte pair, filled on demand.
+    def _unigrams(self, cps: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        """:meth:`unigram` of each code point; characters not seen before are added to the table."""
+        table = self._uni_sorted
+        if table is not None:
+            values = _lookup(table[0], table[1], cps, np.nan)
+            if not np.isnan(values).any():
+                return values
+        for cp in np.unique(cps).tolist():
+            self.unigram(chr(cp))
+        items = sorted((ord(c), v) for c, v in self._uni.items())
+        table = self._uni_sorted = (
+            np.array([k for k, _ in items], dtype=np.int64),
+            np.array([v for _, v in items]),
+        )
+        return _lookup(table[0], table[1], cps, np.nan)
+
+
+_PAIR_BASE = 0x110000  # a pair of code points as one integer key: first * base + second
+
+
+def _lookup(
+    keys: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64],
+    wanted: npt.NDArray[np.int64],
+    default: float,
+) -> npt.NDArray[np.float64]:
+    """``values`` at the positions of ``wanted`` in the sorted ``keys``; ``default`` where absent."""
+    if not len(keys):
+        return np.full(len(wanted), default)
+    at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[at] == wanted, values[at], default)
+
+
+def _context_cost(a: str, b: str) -> float:
+    """What the pair ``a b`` costs beyond its characters' model probability: a capital right
+    after a small letter (``длЯ``), or after a capital (all caps); a sign or an opening mark
+    glued to a letter on a side where it never stands (``d\u201aclar\u201a``, ``Š§igen``); a letter of an
+    alphabetic non-Latin script against a Latin one (``โl``)."""
+    cost = 0.0
+    if b in _CAPITAL_SET:
+        if a in _SMALL_SET:
+            cost += _INNER_CAPITAL_LOGP
+        elif a in _CAPITAL_SET:
+            cost += _CAPS_LOGP
+    if b in _NOT_AFTER_LETTER and a.isalpha():
+        cost += _MISPLACED_LOGP
+    if a in _NOT_BEFORE_LETTER and b.isalpha():
+        cost += _MISPLACED_LOGP
+    if (a in _LATIN_LETTERS and b in _NON_LATIN_LETTERS) or (a in _NON_LATIN_LETTERS and b in _LATIN_LETTERS):
+        cost += _SCRIPT_MIX_LOGP
+    return cost
+
+
+def _context_costs(text: str) -> float:
+    """The sum of :func:`_context_cost` over the adjacent pairs of ``text`` (after a space)."""
+    if text.isascii():
+        return _INNER_CAPITAL_LOGP * len(_INNER_CAPITAL.findall(text)) + _CAPS_LOGP * len(_CAPS.findall(text))
+    misplaced = 0
+    for m in _MISPLACED.finditer(text):
+        i = m.start()
+        c = text[i]
+        if c in _NOT_AFTER_LETTER and i and text[i - 1].isalpha():
+            misplaced += 1
+        if c in _NOT_BEFORE_LETTER and i + 1 < len(text) and text[i + 1].isalpha():
+            misplaced += 1
+    return (
+        _INNER_CAPITAL_LOGP * len(_INNER_CAPITAL.findall(text))
+        + _CAPS_LOGP * len(_CAPS.findall(text))
+        + _MISPLACED_LOGP * misplaced
+        + (_SCRIPT_MIX_LOGP * len(_SCRIPT_MIX.findall(text)) if _NON_LATIN_BLOCKS.search(text) else 0.0)
+    )
+
+
+class _TableStack:
+    """:meth:`_Model.pair_cost` of every byte pair for each single-byte (codec, model), filled
+    on demand, one row each of one array.
 
     A single-byte decoding maps each byte to one character, so the score of the decoded text is
     the sum over byte pairs of a fixed cost: one histogram of the sample's byte pairs, shared by
-    all twenty single-byte candidates, and a dot product each, instead of a Python loop over the
-    characters per candidate. Pairs not seen before are computed once and kept.
+    every single-byte candidate and language, and one gather and product for all of them,
+    instead of a Python loop over the characters per candidate. Pairs not seen before are
+    computed once and kept; rows are made when a (codec, model) is first scored. The costs are
+    kept as float16 (to 0.01 nats where they matter; the sums are float64): a row is 128 KB, and
+    the gather moves half the bytes.
     """
 
-    __slots__ = ("_chars", "_model", "_table")
+    _GROW = 16
 
-    def __init__(self, codec: str, model: _Model) -> None:
-        self._chars = [bytes([b]).decode(codec, "replace") for b in range(256)]
-        self._model = model
-        self._table = np.full(65536, np.nan)
+    def __init__(self) -> None:
+        self._values = np.full((0, 65536), np.nan, dtype=np.float16)
+        self._chars: list[list[str]] = []
+        self._models: list[_Model] = []
+        self._lock = threading.Lock()
 
-    def score(self, pairs: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> float:
-        values = self._table[pairs]
-        missing = np.isnan(values)
+    def add(self, codec: str, model: _Model) -> int:
+        """A new row for ``codec`` decoded and scored by ``model``; its index."""
+        with self._lock:
+            row = len(self._models)
+            if row == len(self._values):
+                grown = np.full((row + self._GROW, 65536), np.nan, dtype=np.float16)
+                grown[:row] = self._values
+                self._values = grown
+            self._chars.append([bytes([b]).decode(codec, "replace") for b in range(256)])
+            self._models.append(model)
+            return row
+
+    def scores(
+        self, rows: npt.NDArray[np.intp], pairs: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.float64]:
+        """The score of the histogram (``pairs``, ``counts``) under each row of ``rows``."""
+        values = self._values
+        block = values[rows[:, None], pairs]
+        missing = np.isnan(block)
         if missing.any():
-            chars, cost = self._chars, self._model.pair_cost
-            for pair in pairs[missing].tolist():
-                self._table[pair] = cost(chars[pair >> 8], chars[pair & 0xFF])
-            values = self._table[pairs]
-        return float(values @ counts)
+            for i, j in zip(*np.nonzero(missing), strict=True):
+                row, pair = int(rows[i]), int(pairs[j])
+                chars = self._chars[row]
+                block[i, j] = values[row, pair] = self._models[row].pair_cost(
+                    chars[pair >> 8], chars[pair & 0xFF]
+                )
+        return np.asarray(block @ counts.astype(np.float64), dtype=np.float64)
 
 
 def _pair_histogram(sample: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The distinct byte pairs of ``b" " + sample`` (as ``first * 256 + second``) and their counts."""
     arr = np.frombuffer(b" " + sample, dtype=np.uint8).astype(np.int64)
-    counts = np.bincount(arr[:-1] * 256 + arr[1:], minlength=65536)
-    pairs = np.flatnonzero(counts)
-    return pairs, counts[pairs]
+    pairs, counts = np.unique(arr[:-1] * 256 + arr[1:], return_counts=True)
+    return pairs, counts
 
 
 @functools.cache
-def _byte_tables() -> dict[str, _ByteTable]:
-    models = _models()
-    return {
-        codec: _ByteTable(codec, models[group])
-        for _, codec, _, group, _ in _CANDIDATES
-        if codecs.lookup(codec).name not in _MULTIBYTE
-    }
+def _stack() -> _TableStack:
+    return _TableStack()
+
+
+@functools.cache
+def _pooled_row(codec: str, group: str) -> int:
+    """The row of a single-byte ``codec`` under its group's pooled model."""
+    return _stack().add(codec, _models()[group])
+
+
+@functools.cache
+def _language_rows(codec: str, group: str) -> npt.NDArray[np.intp]:
+    """The rows of a single-byte ``codec`` under each language model of ``group``."""
+    stack = _stack()
+    return np.array([stack.add(codec, model) for _, model in _language_models(group)], dtype=np.intp)
 
 
 # Codecs whose characters take more than one byte: scored character by character.
@@ -311,10 +491,60 @@ _MULTIBYTE = frozenset({"cp932", "euc_jp", "gb18030", "big5hkscs", "cp949", "joh
 
 
 @functools.cache
-def _models() -> dict[str, _Model]:
+def _spec() -> dict[str, Any]:
     raw = resources.files("trawl.decode").joinpath("detect_models.json.gz").read_bytes()
-    spec = json.loads(gzip.decompress(raw))
-    return {name: _Model(group) for name, group in spec["groups"].items()}
+    spec: dict[str, Any] = json.loads(gzip.decompress(raw))
+    return spec
+
+
+@functools.cache
+def _models() -> dict[str, _Model]:
+    return {name: _Model(group, group["native"]) for name, group in _spec()["groups"].items()}
+
+
+@functools.cache
+def _language_models(group: str) -> tuple[tuple[str, _Model], ...]:
+    """Each language of ``group`` and its model (the group's own for a group of one language)."""
+    spec = _spec()
+    names: list[str] = spec["groups"][group]["langs"]
+    parent = _models()[group]
+    if len(names) < 2:
+        return ((names[0], parent),)
+    native = spec["groups"][group]["native"]
+    return tuple((name, _Model(spec["langs"][name], native, parent)) for name in names)
+
+
+# The groups of the Latin script, whose languages the ASCII words tell apart.
+_LATIN_GROUPS = ("western", "nordic", "celtic", "central", "south", "baltic", "turkish", "vietnamese")
+
+
+@functools.cache
+def _word_table() -> npt.NDArray[np.float64]:
+    """Each Latin-script language's cost of every pair of the words' 27 symbols (a-z, space), one
+    row a language, the languages in the order of :data:`_LATIN_GROUPS` and their members."""
+    symbols = " abcdefghijklmnopqrstuvwxyz"
+    models = [model for group in _LATIN_GROUPS for _, model in _language_models(group)]
+    return np.array([[model.pair_cost(a, b) for a in symbols for b in symbols] for model in models])
+
+
+def _word_evidence(words: bytes) -> dict[str, npt.NDArray[np.float64]]:
+    """For each Latin-script group, what its languages' fit to the ASCII ``words`` is worth:
+    0 for the language that fits best, down to -:data:`WORD_EVIDENCE_CAP`."""
+    if len(words) - words.count(b" ") < 3:
+        return {}
+    # 27 symbols (a-z and the space): a small histogram, one product with every language's table
+    codes = _WORD_CODE[np.frombuffer(b" " + words, dtype=np.uint8)]
+    counts = np.bincount(codes[:-1] * 27 + codes[1:], minlength=729)
+    counts[0] = 0  # a space after a space: what stood between words, not a word
+    scored = _word_table() @ counts.astype(np.float64)
+    worth = np.maximum(scored - scored.max(), -WORD_EVIDENCE_CAP)
+    out: dict[str, npt.NDArray[np.float64]] = {}
+    start = 0
+    for group in _LATIN_GROUPS:
+        n = len(_language_models(group))
+        out[group] = worth[start : start + n]
+        start += n
+    return out
 
 
 _ASCII_RUN = re.compile(rb"[\x00-\x7f]{10,}")
@@ -327,17 +557,34 @@ def _collapse(m: re.Match[bytes]) -> bytes:
     return run[:4] + b" " + run[-4:]
 
 
-def _sample(data: bytes) -> bytes:
-    """Tag-stripped, ASCII-thinned bytes to score, ending at a byte that cannot be a trail byte."""
-    head = data[:SCAN_BYTES]
-    untagged = _TAG.sub(b" ", head)
-    # all the non-ASCII bytes inside tags (a title attribute, a <meta> description): score those
-    thin = _ASCII_RUN.sub(_collapse, head if untagged.isascii() else untagged)
+def _sample(data: bytes) -> tuple[bytes, bytes]:
+    """Tag-stripped, ASCII-thinned bytes to score, ending at a byte that cannot be a trail byte;
+    and the ASCII words of the tag-stripped head (lower case, spaces between), which say
+    which Latin-script language the text is in whatever its encoding."""
+    # The first 8 KB give a full sample for most pages; more of the head only when not, as much
+    # as the first 8 KB's yield says it takes.
+    size = SCAN_BYTES // 32
+    while True:
+        head = data[:size]
+        untagged = _TAG.sub(b" ", head)
+        # all the non-ASCII bytes inside tags (a title attribute, a <meta> description): score those
+        thin = _ASCII_RUN.sub(_collapse, head if untagged.isascii() else untagged)
+        if len(thin) > SAMPLE_BYTES + 1024 or len(head) < size or size >= SCAN_BYTES:
+            break
+        size = min(SCAN_BYTES, max(2 * size, size * (SAMPLE_BYTES + 1024) * 5 // (4 * len(thin) + 1)))
+    words = untagged[:WORD_BYTES].translate(_WORD_LETTERS)
     if len(thin) <= SAMPLE_BYTES:
-        return thin
+        return thin, words
     cut = thin[:SAMPLE_BYTES]
     end = max(cut.rfind(b" "), cut.rfind(b"\n"))
-    return cut[: end + 1] if end > SAMPLE_BYTES // 2 else cut
+    return (cut[: end + 1] if end > SAMPLE_BYTES // 2 else cut), words
+
+
+# ASCII letters in lower case, every other byte a space.
+_WORD_LETTERS = bytes(b | 0x20 if 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A else 0x20 for b in range(256))
+# The words' bytes (space, a-z) as 0-26.
+_WORD_CODE = np.zeros(256, dtype=np.int64)
+_WORD_CODE[np.frombuffer(b" abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)] = np.arange(27)
 
 
 def _utf8_multibyte(data: bytes) -> int:
@@ -392,6 +639,81 @@ def nul_pattern(data: bytes) -> str | None:
     return None
 
 
+def utf16_shape(data: bytes) -> str | None:
+    """UTF-16 CJK text without a BOM or NULs: ``utf-16-le``/``utf-16-be``, else ``None``.
+
+    Han, kana and Hangul in UTF-16 have no NUL bytes, so :func:`nul_pattern` misses them and a
+    multi-byte detector reads them as GB18030 garbage. Read in the right byte order, nearly every
+    character is Han, kana, Hangul, CJK or full-width punctuation, or ASCII; legacy CJK bytes read
+    as UTF-16 land about half the time in surrogates, private use, Yi or compatibility blocks, and
+    ASCII text read as UTF-16 has no bytes above 0x7F (a tenth of them are required). Bytes that
+    are also valid in a legacy CJK encoding (Shift_JIS kana read as UTF-16BE are Han; UTF-16BE
+    kana, ``0x30 0x6B``, are ASCII and half-width katakana in Shift_JIS) are read both ways by the
+    CJK character models, and the likelier reading wins. Used by the detector and by
+    :func:`trawl.decode.charset.decode_document`.
+    """
+    sample = data[: min(len(data), _UTF16_SHAPE_BYTES) & ~1]
+    head = sample[:4096]
+    if len(sample) < 16 or len(head.translate(None, _ASCII_BYTES)) < len(head) // 10:
+        return None
+    # Half the characters CJK: half the high bytes of one parity in the CJK blocks' rows.
+    half = len(head) // 4
+    if all(len(head[i::2].translate(None, _NOT_CJK_ROWS)) < half for i in (0, 1)):
+        return None
+    best: tuple[float, str] | None = None
+    for name in ("utf-16-le", "utf-16-be"):
+        try:
+            text = sample.decode(name)
+        except UnicodeDecodeError:
+            continue
+        cjk = len(text) - len(_CJK_UNITS.sub("", text))
+        other = len(_PLAIN_ASCII.sub("", text)) - cjk
+        share = (cjk / len(text)) if text else 0.0
+        if cjk >= 6 and share >= 0.5 and other <= len(text) * 0.02 and (best is None or share > best[0]):
+            best = (share, name)
+    if best is None:
+        return None
+    # The bytes may also be a legacy encoding's: KOI8 letters read as UTF-16 are Hangul, and
+    # Shift_JIS kana are Han. Each reading is scored by its character model on the same bytes.
+    models = _models()
+    probe = sample[:_UTF16_PROBE_BYTES]
+    wide = probe.decode(best[1], "replace")
+    as_wide = max(models[group].score(wide) for _, group in _CJK_LEGACY) + _UTF16_PRIOR
+    single = [c for c in _CANDIDATES if c[1] not in _MULTIBYTE]
+    rows = np.array([_pooled_row(c[1], c[3]) for c in single], dtype=np.intp)
+    rivals = _stack().scores(rows, *_pair_histogram(probe)) + np.array([c[4] for c in single])
+    if rivals.max() >= as_wide:
+        return None
+    for _, codec, _, group, prior in _CANDIDATES:
+        if codec not in _MULTIBYTE:
+            continue
+        try:
+            sample.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        # valid throughout: only a character cut at the probe's end is left out
+        if models[group].score(probe.decode(codec, "ignore")) + prior >= as_wide:
+            return None
+    return best[1]
+
+
+_CJK_LEGACY = (
+    ("shift_jis", "japanese"),
+    ("euc_jp", "japanese"),
+    ("gbk", "zh_hans"),
+    ("big5", "zh_hant"),
+    ("euc_kr", "korean"),
+)
+_UTF16_PROBE_BYTES = 2048
+_UTF16_SHAPE_BYTES = 16384
+_UTF16_PRIOR = -3.0  # UTF-16 without a byte-order mark is rare: Windows writes one
+_ASCII_BYTES = bytes(range(0x80))
+# Bytes that are not the high byte of a Han, kana, Hangul or full-width character in UTF-16.
+_NOT_CJK_ROWS = bytes(
+    b for b in range(256) if not (b in (0x30, 0xFF) or 0x4E <= b <= 0x9F or 0xAC <= b <= 0xD7)
+)
+_CJK_UNITS = re.compile("[\u4e00-\u9fff\uac00-\ud7a3\u3000-\u30ff\uff01-\uff9f]")
+_PLAIN_ASCII = re.compile("[\x20-\x7e\t\n\r]")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -405,6 +727,72 @@ def _plain_text(data: bytes, codec: str) -> bool:
 
 _UTF16_HIGH = bytes(0 if b == 0 or 0xD8 <= b <= 0xDF else 1 for b in range(256))
 _ISO2022_JP = re.compile(rb"\x1b(?:\$[@B]|\$\(D|\([BJI])")
+
+
+class _Evidence:
+    """:func:`_word_evidence` of a page's words, worked out when a Latin-script candidate first needs it."""
+
+    __slots__ = ("_value", "_words")
+
+    def __init__(self, words: bytes) -> None:
+        self._words = words
+        self._value: dict[str, npt.NDArray[np.float64]] | None = None
+
+    def get(self, group: str) -> npt.NDArray[np.float64] | None:
+        if group not in _LATIN_GROUPS:
+            return None
+        if self._value is None:
+            self._value = _word_evidence(self._words)
+        return self._value.get(group)
+
+
+def _rank(
+    data: bytes, candidates: tuple[tuple[str, str, str | None, str, float], ...], evidence: _Evidence
+) -> npt.NDArray[np.float64]:
+    """Each candidate's log-score for ``data``: its group's pooled model, then, for those within
+    :data:`MIX_MARGIN` of the best, its group's languages, plus its prior."""
+    models = _models()
+    stack = _stack()
+    pooled = np.empty(len(candidates))
+    single = [i for i, c in enumerate(candidates) if c[1] not in _MULTIBYTE]
+    pairs = _pair_histogram(data)
+    rows = np.array([_pooled_row(candidates[i][1], candidates[i][3]) for i in single], dtype=np.intp)
+    pooled[single] = stack.scores(rows, *pairs)
+    for i, (_, codec, _, group, _) in enumerate(candidates):
+        if codec in _MULTIBYTE:
+            text = data.decode(codec, "replace")
+            bad = text.count("\ufffd")
+            # Not this multi-byte encoding: each invalid sequence costs more than a whole page
+            # of valid text could win back; skip the character-by-character scoring.
+            pooled[i] = (
+                -_IMPOSSIBLE * bad if bad >= 3 and bad * 20 >= len(text) else models[group].score(text)
+            )
+    priors = np.array([c[4] for c in candidates])
+    total = pooled + priors
+    # The group's languages against each other, each weighed by how well the page's ASCII words
+    # fit it (Latin-script groups): text is in one language, and the pooled counts let an
+    # English word's curly apostrophe lose to a Spanish "í".
+    near = np.flatnonzero(total > total.max() - MIX_MARGIN).tolist()
+    mixed = [
+        i for i in near if candidates[i][1] not in _MULTIBYTE and len(_language_models(candidates[i][3])) > 1
+    ]
+    for i in near:
+        weights = evidence.get(candidates[i][3])
+        if i not in mixed and weights is not None:
+            total[i] += weights[0]
+    if mixed:
+        lang_rows = [_language_rows(candidates[i][1], candidates[i][3]) for i in mixed]
+        own = stack.scores(np.concatenate(lang_rows), *pairs)
+        start = 0
+        for i, r in zip(mixed, lang_rows, strict=True):
+            scores = own[start : start + len(r)]
+            start += len(r)
+            weights = evidence.get(candidates[i][3])
+            if weights is not None:
+                scores = scores + weights
+            top = scores.max()
+            total[i] = top + math.log(float(np.exp(scores - top).mean())) + priors[i]
+    return np.asarray(total, dtype=np.float64)
 
 
 class ModelDetector:
@@ -433,39 +821,25 @@ class ModelDetector:
         multibyte = _utf8_multibyte(data)
         if multibyte > 0:
             return Detection("utf-8", 1.0 - 0.5 * 0.1 ** min(multibyte, 6))
+        wide = utf16_shape(data[:SCAN_BYTES])
+        if wide is not None:
+            return Detection(wide, 0.9)
         return self._legacy(data)
 
     def _legacy(self, data: bytes) -> Detection:
-        sample = _sample(data)
-        models = _models()
+        sample, words = _sample(data)
+        evidence = _Evidence(words)
         # A first pass on the head of the sample shortlists the candidates; only those are
         # scored on the whole sample. The head ends at a byte below 0x40, never a trail byte.
         cut = max(sample.rfind(b" ", 0, PROBE_BYTES), sample.rfind(b"\n", 0, PROBE_BYTES))
         probe = sample if len(sample) <= PROBE_BYTES or cut < PROBE_BYTES // 2 else sample[: cut + 1]
-        tables = _byte_tables()
-
-        def score_of(data: bytes, codec: str, group: str, histogram: _Histogram) -> float:
-            table = tables.get(codec)
-            if table is None:
-                text = data.decode(codec, "replace")
-                bad = text.count("\ufffd")
-                if bad >= 3 and bad * 20 >= len(text):
-                    # Not this multi-byte encoding: each invalid sequence costs more than a whole
-                    # page of valid text could win back; skip the character-by-character scoring.
-                    return -_IMPOSSIBLE * bad
-                return models[group].score(text)
-            if histogram.value is None:
-                histogram.value = _pair_histogram(data)
-            return table.score(*histogram.value)
-
         candidates = _CANDIDATES
         head = data[:SCAN_BYTES]
         if b"\n" in head and b"\r\n" not in head:  # Unix line ends: not a file DOS wrote
             candidates = tuple(c for c in _CANDIDATES if c[0] not in _DOS)
         if probe is not sample:
-            probe_pairs = _Histogram()
             first = sorted(
-                ((score_of(probe, c[1], c[3], probe_pairs) + c[4], i) for i, c in enumerate(candidates)),
+                zip(_rank(probe, candidates, evidence).tolist(), range(len(candidates)), strict=True),
                 reverse=True,
             )
             if first[0][0] - first[1][0] > PROBE_MARGIN:
@@ -475,19 +849,19 @@ class ModelDetector:
                     name = self._strict(data, name, strict)
                 return _detection([(first[0][0], name)] + [(sc, candidates[i][0]) for sc, i in first[1:5]])
             candidates = tuple(candidates[i] for _, i in first[:SHORTLIST])
-        sample_pairs = _Histogram()
         scored: dict[str, tuple[float, str]] = {}  # decoded text → (log-score, encoding)
         priors = _PRIORS
-        for name, codec, strict, group, prior in candidates:
+        for (name, codec, strict, _, prior), score in zip(
+            candidates, _rank(sample, candidates, evidence).tolist(), strict=True
+        ):
             text = sample.decode(codec, "replace")
-            score = score_of(sample, codec, group, sample_pairs) + prior
-            best = scored.get(text)
-            if best is None:
+            known = scored.get(text)
+            if known is None:
                 scored[text] = (score, name if strict is None else self._strict(data, name, strict))
             else:  # same characters: one hypothesis, named after the commoner encoding (the
                 # models' scores of one text differ only by which language group read it)
-                total = _logaddexp(best[0], score)
-                scored[text] = (total, best[1] if priors[best[1]] >= prior else name)
+                total = _logaddexp(known[0], score)
+                scored[text] = (total, known[1] if priors[known[1]] >= prior else name)
         return _detection(sorted(scored.values(), reverse=True))
 
     @staticmethod
@@ -513,15 +887,6 @@ def _detection(ranked: list[tuple[float, str]]) -> Detection:
     return Detection(probs[0][0], round(probs[0][1], 4), tuple((e, round(p, 4)) for e, p in probs[1:5]))
 
 
-class _Histogram:
-    """A byte-pair histogram computed at most once per sample, when a single-byte candidate needs it."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None
-
-
 def _logaddexp(a: float, b: float) -> float:
     hi, lo = max(a, b), min(a, b)
     return hi + math.log1p(math.exp(lo - hi))
@@ -538,8 +903,6 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 _IMPOSSIBLE = 1e6  # the cost of an invalid multi-byte sequence when a candidate is ruled out
 _JUNK_P = 1e-10  # undefined byte, C1 control, private use: nearly impossible in real text
 _OTHER_P = 0.05 / 65536
-_TYPO = frozenset("\u00a0“”‘’„‚«»‹›–—…•€")  # noqa: RUF001  # on purpose
-_COMMON_TYPO_LOGP = math.log(1e-3)
 _TYPO = frozenset(
     "\u00a0“”‘’„‚«»‹›–—…•·€£§©®°×¡¿№™"  # noqa: RUF001  # on purpose
     + "".join(map(chr, range(0x3000, 0x3020)))
@@ -551,6 +914,8 @@ _TYPO_LOGP = math.log(1e-3)
 _RARE_SIGNS = frozenset("¥±÷¢¤¦¨ª¬¯²³´µ¶¸¹º¼½¾†‡‰")  # noqa: RUF001  # on purpose
 _RARE_SIGN_LOGP = math.log(2e-5)
 _ASCII_LOGP = math.log(1.5e-3)
+#: A language's own counts: how much of its unigram mass backs off to its group's.
+_LANG_ALPHA = 200.0
 #: A capital right after a small letter (rare in any script), and one after a capital (all caps).
 _INNER_CAPITAL_LOGP = -3.0
 _CAPS_LOGP = -1.0
@@ -560,6 +925,26 @@ _INNER_CAPITAL = re.compile(f"[{_SMALL}][{_CAPITAL}]")
 _CAPS = re.compile(f"(?<=[{_CAPITAL}])[{_CAPITAL}]")
 _SMALL_SET = frozenset(c for c in map(chr, range(0x2000)) if c.islower())
 _CAPITAL_SET = frozenset(c for c in map(chr, range(0x2000)) if c.isupper())
+# Where signs and punctuation stand against letters, in every language (chardetng's classes of
+# the same name): opening marks and signs that precede a number never follow a letter; signs
+# that follow a number, closing superscripts and marks of a list never precede one. The
+# typography of windows-125x (0x80-0x9F) is ordinary text; read as one of those signs, a Mac or
+# DOS letter lands inside a word ("d\u201aclar\u201a" is "déclaré" in IBM850), which costs it.
+_NOT_AFTER_LETTER = frozenset("„‚¿¡•€£¥¢©°§¶±×÷¬¦¨¯¸¤¼½¾†‡‰")  # noqa: RUF001  # on purpose
+_NOT_BEFORE_LETTER = frozenset("•€£¥¢§¶±×÷¬¦¨¯¸¤¼½¾¹²³™®©†‡‰")  # noqa: RUF001  # on purpose
+_MISPLACED_LOGP = -6.0
+_MISPLACED = re.compile(f"[{re.escape(''.join(sorted(_NOT_AFTER_LETTER | _NOT_BEFORE_LETTER)))}]")
+# A letter of an alphabetic non-Latin script (Greek to Thai) glued to a Latin one: rare in real
+# text, common in a wrong decoding (chardetng's Latin adjacency penalty).
+_LATIN_LETTERS = frozenset(
+    c for c in map(chr, range(0x250)) if c.isalpha() and (c.isascii() or ord(c) >= 0xC0)
+)
+_NON_LATIN_LETTERS = frozenset(c for c in map(chr, range(0x370, 0xE80)) if c.isalpha())
+_SCRIPT_MIX_LOGP = -3.0
+_NON_LATIN_BLOCKS = re.compile("[\u0370-\u0e7f]")
+_LATIN_CLASS = re.escape("".join(sorted(_LATIN_LETTERS)))
+_NON_LATIN_CLASS = re.escape("".join(sorted(_NON_LATIN_LETTERS)))
+_SCRIPT_MIX = re.compile(f"(?=[{_LATIN_CLASS}][{_NON_LATIN_CLASS}]|[{_NON_LATIN_CLASS}][{_LATIN_CLASS}])")
 
 
 @functools.cache
