@@ -1,4 +1,4 @@
-"""Benchmark: charset detection accuracy and speed, trawl vs chardet, charset-normalizer, cchardet.
+"""Benchmark: charset detection accuracy and speed, trawl vs chardet, charset-normalizer, cchardet, chardetng.
 
     python bench/encoding_detect.py [--data ../shared/data/encoding/chardet-tests] [--failures]
 
@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from trawl.decode.detect import (
     CChardetDetector,
     ChardetDetector,
+    ChardetngDetector,
     CharsetNormalizerDetector,
     EncodingDetector,
     ModelDetector,
@@ -409,6 +410,7 @@ def detectors(names: list[str] | None = None) -> Iterator[EncodingDetector]:
         ChardetDetector,
         CharsetNormalizerDetector,
         CChardetDetector,
+        ChardetngDetector,
     ]
     for make in makers:
         try:

@@ -131,8 +131,14 @@ def test_peer_adapters_follow_the_protocol() -> None:
     pytest.importorskip("chardet")
     pytest.importorskip("charset_normalizer")
     pytest.importorskip("cchardet")
+    pytest.importorskip("chardetng_py")
     data = RUSSIAN.encode("windows-1251")
-    for det in (detect.ChardetDetector(), detect.CharsetNormalizerDetector(), detect.CChardetDetector()):
+    for det in (
+        detect.ChardetDetector(),
+        detect.CharsetNormalizerDetector(),
+        detect.CChardetDetector(),
+        detect.ChardetngDetector(),
+    ):
         assert det.detect(b"") is None
         found = det.detect(data)
         assert found is not None
@@ -179,7 +185,8 @@ ENGLISH_TYPOGRAPHY = (
 
 
 def test_windows_typography_is_not_read_as_mac_letters() -> None:
-    # Mac Roman reads ’ “ ” – as í ì î Ñ ("committeeís"): letters no English word has there.
+    # Mac Roman reads windows-1252's curly quotes and dashes as letters ("committeeís") that no
+    # English word has there.
     data = ENGLISH_TYPOGRAPHY.encode("cp1252")
     found = default_detector().detect(data)
     assert found is not None
@@ -187,7 +194,7 @@ def test_windows_typography_is_not_read_as_mac_letters() -> None:
 
 
 def test_mac_letters_are_not_read_as_windows_punctuation() -> None:
-    # IBM850 "é" is windows-1252's low quote: "d‚clar‚" puts punctuation inside words.
+    # IBM850 "é" is windows-1252's low quote: "d\u201aclar\u201a" puts punctuation inside words.
     text = "Le comité a été créé pour étudier les problèmes déclarés par les élèves."
     data = text.encode("cp850").replace(b"\n", b"\r\n") + b"\r\n"
     found = default_detector().detect(data)
@@ -239,7 +246,8 @@ def test_kana_heavy_utf16_without_bom(codec: str) -> None:
 @pytest.mark.parametrize("codec", ["koi8_r", "cp1251", "shift_jis", "gb18030", "euc_kr"])
 def test_legacy_text_is_not_taken_for_utf16(codec: str) -> None:
     text = {"koi8_r": RUSSIAN, "cp1251": RUSSIAN, "shift_jis": JAPANESE}.get(codec, "")
-    text = text or ("中文文本，这是一个测试页面。" if codec == "gb18030" else "한국어 텍스트입니다 안녕하세요")  # noqa: RUF001
+    chinese = "中文文本，这是一个测试页面。"  # noqa: RUF001
+    text = text or (chinese if codec == "gb18030" else "한국어 텍스트입니다 안녕하세요")
     data = (text * 3).encode(codec)
     assert detect.utf16_shape(data) is None
     found = default_detector().detect(data)

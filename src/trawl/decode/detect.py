@@ -1,7 +1,7 @@
 """Statistical charset detection behind one interface: which encoding undeclared bytes are in.
 
 :func:`default_detector` is trawl's own detector (:class:`ModelDetector`); the peers (chardet,
-charset-normalizer, cchardet) have adapters with the same protocol for the benchmark in
+charset-normalizer, cchardet, chardetng) have adapters with the same protocol for the benchmark in
 ``bench/encoding_detect.py``. A detector answers a :class:`Detection` (a Python codec name, a
 confidence and the runners-up) or ``None`` when it has no opinion (empty input).
 
@@ -63,6 +63,7 @@ import numpy.typing as npt
 __all__ = [
     "CChardetDetector",
     "ChardetDetector",
+    "ChardetngDetector",
     "CharsetNormalizerDetector",
     "Detection",
     "EncodingDetector",
@@ -1021,3 +1022,28 @@ class CharsetNormalizerDetector:
             return None
         enc = _codec_name(best.encoding)
         return None if enc is None else Detection(enc, max(0.0, 1.0 - float(best.chaos)))
+
+
+# WHATWG names Python's codec registry does not know.
+_WHATWG_CODECS = {"x-mac-cyrillic": "mac-cyrillic", "windows-874": "cp874", "iso-8859-8-i": "iso8859-8"}
+
+
+class ChardetngDetector:
+    """chardetng, Firefox's detector (``pip install chardetng-py``), UTF-8 allowed; WHATWG names
+    mapped to Python's codecs. It leaves UTF-16 to the byte-order mark, as browsers do."""
+
+    name = "chardetng"
+
+    def __init__(self) -> None:
+        # optional peer, imported when used; it ships no type information
+        from chardetng_py import detect  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        self._detect = detect
+
+    def detect(self, data: bytes) -> Detection | None:
+        """chardetng's guess (it gives no confidence: 1.0)."""
+        if not data:
+            return None
+        label = str(self._detect(data, allow_utf8=True)).lower()
+        enc = _codec_name(_WHATWG_CODECS.get(label, label))
+        return None if enc is None else Detection(enc, 1.0)
