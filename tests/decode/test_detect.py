@@ -252,3 +252,28 @@ def test_legacy_text_is_not_taken_for_utf16(codec: str) -> None:
     assert detect.utf16_shape(data) is None
     found = default_detector().detect(data)
     assert _same_text(data, found, codec)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("Ça coûte très cher, n'est-ce pas ? Oui, c'était prévu.", "cp1252"),
+        ("Über die Brücke gehen wir später, während es regnet.", "cp1252"),
+        ("Zażółć gęślą jaźń, ale to już wiesz.", "cp1250"),
+        ("¿Dónde está el niño? Está aquí, señor.", "cp1252"),
+    ],
+)
+def test_windows_text_with_crlf_is_not_read_as_dos(text: str, codec: str) -> None:
+    # DOS pages are candidates for CR LF text, at a low prior; Windows letters read as DOS are
+    # capitals inside words and box drawing, so Windows text keeps its reading.
+    data = (text + "\r\n" + text + "\r\n").encode(codec)
+    found = default_detector().detect(data)
+    assert _same_text(data, found, codec)
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"), [("Worüber lachst du denn?\r\n", "cp437"), ("Así es.\r\n", "cp850")]
+)
+def test_short_dos_text_is_read_as_dos(text: str, codec: str) -> None:
+    data = text.encode(codec)
+    assert _same_text(data, default_detector().detect(data), codec)
