@@ -277,3 +277,12 @@ def test_windows_text_with_crlf_is_not_read_as_dos(text: str, codec: str) -> Non
 def test_short_dos_text_is_read_as_dos(text: str, codec: str) -> None:
     data = text.encode(codec)
     assert _same_text(data, default_detector().detect(data), codec)
+
+
+def test_same_text_is_named_after_the_likelier_reading() -> None:
+    # Mac Roman's and Mac Cyrillic's 0xD5 are both a right quote: one text, and English words
+    # around it are the Western group's reading.
+    data = b'"Product"="Daniel Blanchard\xd5s Trackpad #1","Version"=1, "Vendor"="Apple"\n'
+    found = default_detector().detect(data)
+    assert found is not None
+    assert found.encoding == "mac-roman"

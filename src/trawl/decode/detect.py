@@ -855,20 +855,23 @@ class ModelDetector:
                     name = self._strict(data, name, strict)
                 return _detection([(first[0][0], name)] + [(sc, candidates[i][0]) for sc, i in first[1:5]])
             candidates = tuple(candidates[i] for _, i in first[:SHORTLIST])
-        scored: dict[str, tuple[float, str]] = {}  # decoded text → (log-score, encoding)
-        priors = _PRIORS
-        for (name, codec, strict, _, prior), score in zip(
+        # decoded text → (log-score, encoding, the log-score of the reading it is named after)
+        scored: dict[str, tuple[float, str, float]] = {}
+        for (name, codec, strict, _, _), score in zip(
             candidates, _rank(sample, candidates, evidence).tolist(), strict=True
         ):
             text = sample.decode(codec, "replace")
             known = scored.get(text)
+            if known is None or score > known[2]:
+                named = name if strict is None else self._strict(data, name, strict)
             if known is None:
-                scored[text] = (score, name if strict is None else self._strict(data, name, strict))
-            else:  # same characters: one hypothesis, named after the commoner encoding (the
-                # models' scores of one text differ only by which language group read it)
+                scored[text] = (score, named, score)
+            else:  # same characters: one hypothesis, named after the likelier reading (the
+                # commoner encoding of a group, or the group whose language it is: an English
+                # apostrophe in Mac Roman is mac-roman, though Mac Cyrillic has it too)
                 total = _logaddexp(known[0], score)
-                scored[text] = (total, known[1] if priors[known[1]] >= prior else name)
-        return _detection(sorted(scored.values(), reverse=True))
+                scored[text] = (total, named, score) if score > known[2] else (total, known[1], known[2])
+        return _detection(sorted(((sc, name) for sc, name, _ in scored.values()), reverse=True))
 
     @staticmethod
     def _strict(data: bytes, name: str, strict: str) -> str:
