@@ -25,10 +25,7 @@ all texts; ECE of the scores. ``--failures`` prints trawl default's commonest co
 from __future__ import annotations
 
 import argparse
-import gettext
 import json
-import random
-import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -38,52 +35,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from trawl.langid.calibration import expected_calibration_error
-from trawl.langid.codes import to_iso639_1
-from trawl.langid.corpus import DEFAULT_TATOEBA, TATOEBA_BUCKETS, bucket_of, load_tatoeba
+from trawl.langid.corpus import (
+    DEFAULT_LOCALE,
+    DEFAULT_TATOEBA,
+    TATOEBA_BUCKETS,
+    bucket_of,
+    load_catalogs,
+    load_tatoeba,
+)
 from trawl.langid.identify import CavnarTrenkleIdentifier, DefaultIdentifier, LanguageIdentifier
 from trawl.langid.peers import PEERS, peer
 
 OUT = Path(__file__).resolve().parent / "out"
-LOCALE = Path("/usr/share/locale")
-_FORMAT = re.compile(
-    r"%(\([^)]*\))?[-+ #0-9.*]*[hlLqjzt]*[a-zA-Z%]|\{[^}]*\}|\$\{?\w+\}?|<[^>]+>|\\[nt]|`[^']*'"
-    r"|--?[a-z][-a-z]*|[_&](?=\w)"
-)
-
-
-def load_catalogs(per_label: int, seed: int, root: Path = LOCALE) -> dict[str, list[str]]:
-    """Translated gettext messages by trawl label (labels with at least 50 distinct messages)."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for folder in sorted(root.iterdir()) if root.is_dir() else []:
-        name = folder.name
-        if "@" in name and not name.endswith("@latin"):
-            continue  # en@quot, en@shaw, ca@valencia...: variants of another folder's text
-        base = name.split("@")[0].split("_")[0]
-        if base == "en" or not base.isalpha():
-            continue
-        label = to_iso639_1(base) if len(base) == 3 else base
-        for mo in folder.glob("LC_MESSAGES/*.mo"):
-            try:
-                with mo.open("rb") as fh:
-                    catalog: dict[Any, Any] = gettext.GNUTranslations(fh)._catalog  # type: ignore[attr-defined]
-            except (OSError, ValueError, LookupError):  # an unreadable catalog is left out
-                continue
-            for key, value in catalog.items():
-                original = key[0] if isinstance(key, tuple) else key
-                if not original or not isinstance(value, str) or value == original:
-                    continue
-                text = " ".join(_FORMAT.sub(" ", value).split())
-                if sum(c.isalpha() for c in text) >= 3 and len(text) <= 400:
-                    found[label].add(text)
-    rng = random.Random(seed)
-    out: dict[str, list[str]] = {}
-    for label, texts in found.items():
-        if len(texts) >= 50:
-            ordered = sorted(texts)
-            out[label] = rng.sample(ordered, min(per_label, len(ordered))) if per_label else ordered
-    return out
-
-
 def contestants(only: list[str] | None) -> list[LanguageIdentifier]:
     out: list[LanguageIdentifier] = [DefaultIdentifier(), CavnarTrenkleIdentifier()]
     for name in PEERS:
@@ -118,7 +81,7 @@ def main() -> None:
     else:
         data = load_catalogs(args.per_label, args.seed)
         if not data:
-            sys.exit(f"no gettext catalogs under {LOCALE}")
+            sys.exit(f"no gettext catalogs under {DEFAULT_LOCALE}")
     tools = contestants(args.only)
     common = set(data).intersection(*(c.languages() for c in tools))
     texts = [(lab, t) for lab in sorted(common) for t in data[lab]]

@@ -70,9 +70,11 @@ def test_bad_input_is_und_with_low_score(text: str, reason: str, method: str) ->
     ],
 )
 def test_unsupported_language_is_und(text: str) -> None:
+    # letters at random: no language (py3langid's "no linguistic content"), or one trawl does not
+    # model; either way und with a low score
     result = identify(text)
     assert result.lang == UND, result
-    assert result.reason == "unsupported"
+    assert result.reason in ("unsupported", "no-language")
     assert result.score <= 0.1
 
 

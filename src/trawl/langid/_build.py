@@ -31,11 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from trawl.langid.broad import NO_LANGUAGE, load_broad
 from trawl.langid.calibration import Calibrator, expected_calibration_error
 from trawl.langid.cavnar import CavnarTrenkleModel
 from trawl.langid.codes import RELATIVES
-from trawl.langid.corpus import DEFAULT_UDHR, Translation, load_udhr, snippet
-from trawl.langid.identify import LIKELIHOOD_FILE, CavnarTrenkleIdentifier, DefaultIdentifier
+from trawl.langid.corpus import DEFAULT_UDHR, Translation, load_catalogs, load_udhr, snippet
+from trawl.langid.identify import LIKELIHOOD_FILE, CavnarTrenkleIdentifier, DefaultIdentifier, clean_text
 from trawl.langid.naive_bayes import NaiveBayesModel
 from trawl.langid.relatives import JAT, SERBIAN_LATIN, train_group
 from trawl.langid.scripts import dominant_script, script_counts
@@ -71,6 +72,9 @@ NB_FEATURES_IN_GROUP = 60.0
 #: (second halves) the mean at 20 characters fell from 91.3 to 90.3 % (id→ms, hr→sr/bs: pooling
 #: had been a de-facto prior for the single-file relative, which the tuned constants relied on).
 PER_SCRIPT_CLASSES = False
+#: Messages a label of the gettext catalogs (:func:`catalog_calibration_set`) the default's
+#: calibrator is also fitted on.
+CATALOG_MESSAGES = 200
 #: Held-out snippets per text of a relatives group for its calibrator.
 GROUP_SNIPPETS = 300
 #: Upper edges (number of features: ~5 per character) of the length bands of the coverage floors.
@@ -169,6 +173,39 @@ def _tune_group(group: frozenset[str], fit: dict[str, list[str]], held: list[tup
     return best
 
 
+#: A language of the broad model counts as known in a script when it is the broad model's first
+#: answer for at least this share of 100-character snippets of its UDHR text in that script.
+BROAD_KNOWN_SHARE = 0.3
+BROAD_KNOWN_SNIPPETS = 20
+
+
+def broad_unknown_scripts(translations: list[Translation]) -> dict[str, list[str]]:
+    """Per language of the broad model, the scripts in which it does not recognise the
+    language's UDHR text (first halves): py3langid learnt Azerbaijani, Malay, Serbian... in one
+    script, and its opinion of a Cyrillic Azerbaijani text is no evidence about Azerbaijani.
+    In those scripts the fusion treats the language as one only trawl knows."""
+    broad = load_broad()
+    if broad is None:
+        return {}
+    hits: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for t in translations:
+        script = dominant_script(t.train)[0]
+        if t.label not in broad.index or script is None:
+            continue
+        rng = random.Random(0)
+        top = [
+            broad.labels[int(np.argmax(broad.log_probs(snippet(t.train, 100, rng))))] == t.label
+            for _ in range(BROAD_KNOWN_SNIPPETS)
+        ]
+        hits[(t.label, script)].append(sum(top) / len(top))
+    out: dict[str, list[str]] = defaultdict(list)
+    for (label, script), shares in sorted(hits.items()):
+        if max(shares) < BROAD_KNOWN_SHARE:
+            out[label].append(script)
+    _log(f"scripts the broad model does not know its languages in: {dict(out)}")
+    return dict(out)
+
+
 def _calibration_set(
     identifier: DefaultIdentifier | CavnarTrenkleIdentifier,
     held: list[tuple[str, str]],
@@ -196,10 +233,44 @@ def _calibration_set(
             ys.append(1.0 if best == label else 0.0)
             labels.append(label)
             if length >= 20 and isinstance(identifier, DefaultIdentifier):
-                coverage.append((feats[5], math.expm1(feats[4])))  # coverage, number of features
+                if best == label:  # the winner's coverage of text of its own language
+                    coverage.append((feats[5], math.expm1(feats[4])))  # coverage, number of features
             elif length >= 20:
                 coverage.append((feats[4], 0.0))  # nearness
     return np.array(xs), np.array(ys), coverage
+
+
+def catalog_calibration_set(
+    identifier: DefaultIdentifier, per_label: int = CATALOG_MESSAGES, seed: int = 7
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any], list[str]]:
+    """Calibration features and outcomes of the translated messages of this machine's gettext
+    catalogs (:func:`~trawl.langid.corpus.load_catalogs`), for the labels ``identifier`` knows:
+    real short text of ~140 languages, unlike the UDHR's held-out snippets, which are of the very
+    document trawl's model learnt from (on them trawl's model covers most of the text and is
+    nearly always right; on real text it covers little, the gate gives it little weight and the
+    answers are the broad model's). Empty when no catalogs are installed."""
+    known = set(identifier.labels)
+    xs: list[list[float]] = []
+    ys: list[float] = []
+    truth: list[str] = []
+    for label, texts in sorted(load_catalogs(per_label, seed).items()):
+        if label not in known:
+            continue
+        for text in texts:
+            cleaned, reason = clean_text(text)
+            if reason is not None:
+                continue
+            best, feats, *_ = identifier.raw(cleaned)
+            if not feats or best == NO_LANGUAGE:
+                continue
+            xs.append(feats)
+            ys.append(1.0 if best == label else 0.0)
+            truth.append(label)
+    _log(
+        f"calibration: {len(ys)} catalog messages of {len(set(truth))} labels"
+        + (f", accuracy {sum(ys) / len(ys):.3f}" if ys else " (no catalogs installed)")
+    )
+    return np.array(xs).reshape(len(xs), -1), np.array(ys), truth
 
 
 def group_calibration(
@@ -243,8 +314,8 @@ def group_calibration(
 
 def coverage_floors(pairs: list[tuple[float, float]], quantile: float = 0.005) -> list[list[float]]:
     """``[[up to n features, lowest coverage of supported text], …]``: the ``quantile`` of the
-    coverage of held-out supported snippets, per band of text length (short texts see fewer
-    of their n-grams in any profile, so their floor is lower)."""
+    winner's coverage of held-out supported snippets it identified right, per band of text
+    length (short texts see fewer of their n-grams in any profile, so their floor is lower)."""
     floors: list[list[float]] = []
     lo, highest = 0.0, 0.0
     for hi in COVERAGE_BANDS:
@@ -263,7 +334,9 @@ def likelihood_fit(
     ``identifier`` (models that never saw them): per language the median mean log-likelihood
     per feature of its correctly identified snippets of ≥ 400 features (``reference``), and one
     floor for (fit − the winner's reference): the lowest over bands of text length of the
-    :data:`FIT_QUANTILE` of all snippets. On held-out text longer snippets stray less, but the
+    :data:`FIT_QUANTILE` of the snippets identified right (text of the language whose
+    model is asked; since the broad model decides most answers, a wrong winner's poor fit would
+    loosen the floor). On held-out text longer snippets stray less, but the
     held-out 20 % shares its first half's wording; text on other topics (the second halves) keeps
     a shift that does not shrink with length (a per-band floor of −0.43 at 400 characters turned
     3 % of the quality gate's snippets into ``und``), so the loosest band sets it for all. Below
@@ -286,7 +359,7 @@ def likelihood_fit(
     per_band: list[list[float]] = []
     lo = FIT_MIN_FEATURES
     for hi in FIT_BANDS:
-        band = [fit - reference[best] for _, best, n, fit in rows if lo <= n < hi and best in reference]
+        band = [fit - reference[best] for label, best, n, fit in rows if lo <= n < hi and best == label]
         if band:
             per_band.append([hi, round(float(np.quantile(band, FIT_QUANTILE)), 4)])
         lo = hi
@@ -333,8 +406,10 @@ def build(root: Path = DEFAULT_UDHR, out: Path = DATA) -> None:
         )
         for g in RELATIVES
     ]
+    unknown = broad_unknown_scripts(translations)
     shipped80: dict[str, Any] = {
         "scripts": scripts,
+        "broad_unknown_scripts": unknown,
         "groups": [g.as_json() for g in groups80],
         "prior_major": PRIOR_MAJOR,
         "nb_weight_in_group": NB_WEIGHT_IN_GROUP,
@@ -355,6 +430,10 @@ def build(root: Path = DEFAULT_UDHR, out: Path = DATA) -> None:
         truth: list[str] = []
         x, y, coverage = _calibration_set(ident, held, 40, seed=7, labels=truth)
         weights = None
+        if name == "default":  # and real short text: the translated messages of the catalogs
+            xc, yc, truth_c = catalog_calibration_set(default80)
+            if len(yc):
+                x, y, truth = np.vstack([x, xc]), np.concatenate([y, yc]), truth + truth_c
         if name == "default" and broad_labels:  # the long tail as rare as it is on the web
             weights = np.array([1.0 if lab in broad_labels else TAIL_WEIGHT for lab in truth])
         cal = Calibrator.fit(x, y, weights=weights)
@@ -395,6 +474,7 @@ def build(root: Path = DEFAULT_UDHR, out: Path = DATA) -> None:
     )
     meta = {
         "scripts": scripts,
+        "broad_unknown_scripts": unknown,
         "groups": [g.as_json() for g in groups],
         "calibration": calibration,
         "prior_major": PRIOR_MAJOR,

@@ -8,20 +8,25 @@ needed to *identify* a language: the shipped model files hold everything the ide
 
 from __future__ import annotations
 
+import gettext
 import random
 import re
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from trawl.langid.codes import label_for_file
+from trawl.langid.codes import label_for_file, to_iso639_1
 
 __all__ = [
+    "DEFAULT_LOCALE",
     "DEFAULT_TATOEBA",
     "DEFAULT_UDHR",
     "TATOEBA_BUCKETS",
     "Translation",
     "bucket_of",
+    "load_catalogs",
     "load_tatoeba",
     "load_udhr",
     "snippet",
@@ -36,7 +41,14 @@ DEFAULT_TATOEBA = DEFAULT_UDHR.parent / "tatoeba"
 #: Length buckets (characters, upper bounds) Tatoeba results are reported in.
 TATOEBA_BUCKETS = ((20, "<=20"), (50, "21-50"), (100, "51-100"), (10**9, ">100"))
 
+#: The gettext message catalogs of the programs installed on a Debian-like system.
+DEFAULT_LOCALE = Path("/usr/share/locale")
+
 _SPACE = re.compile(r"\s+")
+_FORMAT = re.compile(
+    r"%(\([^)]*\))?[-+ #0-9.*]*[hlLqjzt]*[a-zA-Z%]|\{[^}]*\}|\$\{?\w+\}?|<[^>]+>|\\[nt]|`[^']*'"
+    r"|--?[a-z][-a-z]*|[_&](?=\w)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +137,41 @@ def bucket_of(text: str) -> str:
     """The Tatoeba length bucket of ``text`` (:data:`TATOEBA_BUCKETS`)."""
     n = len(text)
     return next(name for upto, name in TATOEBA_BUCKETS if n <= upto)
+
+
+def load_catalogs(per_label: int = 200, seed: int = 0, root: Path = DEFAULT_LOCALE) -> dict[str, list[str]]:
+    """Translated gettext messages by trawl label (labels with at least 50 distinct messages):
+    UI strings of real programs, translated by people, in ``root/<lang>/LC_MESSAGES/*.mo``.
+    Format specifiers, markup and accelerators are removed, a message equal to its English
+    original is left out, and so are variant folders (``en@quot``, ``ca@valencia``; ``@latin``
+    is kept). With ``per_label``, a seeded sample of at most that many a label. What is installed
+    differs between machines: the set is this machine's."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        name = folder.name
+        if "@" in name and not name.endswith("@latin"):
+            continue  # en@quot, en@shaw, ca@valencia...: variants of another folder's text
+        base = name.split("@")[0].split("_")[0]
+        if base == "en" or not base.isalpha():
+            continue
+        label = to_iso639_1(base) if len(base) == 3 else base
+        for mo in folder.glob("LC_MESSAGES/*.mo"):
+            try:
+                with mo.open("rb") as fh:
+                    catalog: dict[Any, Any] = gettext.GNUTranslations(fh)._catalog  # type: ignore[attr-defined]
+            except (OSError, ValueError, LookupError):  # an unreadable catalog is left out
+                continue
+            for key, value in catalog.items():
+                original = key[0] if isinstance(key, tuple) else key
+                if not original or not isinstance(value, str) or value == original:
+                    continue
+                text = " ".join(_FORMAT.sub(" ", value).split())
+                if sum(c.isalpha() for c in text) >= 3 and len(text) <= 400:
+                    found[label].add(text)
+    rng = random.Random(seed)
+    out: dict[str, list[str]] = {}
+    for label, texts in found.items():
+        if len(texts) >= 50:
+            ordered = sorted(texts)
+            out[label] = rng.sample(ordered, min(per_label, len(ordered))) if per_label else ordered
+    return out
