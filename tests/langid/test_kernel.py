@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trawl.langid.identify import get_identifier
+from trawl.langid.identify import DefaultIdentifier, Fusion, get_identifier
 from trawl.langid.naive_bayes import NaiveBayesModel
 
 TATOEBA = Path(__file__).resolve().parents[3] / "shared" / "data" / "langid" / "tatoeba"
@@ -82,3 +82,59 @@ def test_the_vocabulary_hashes_apart_and_the_status_says_so() -> None:
     hashes = {_nb.feature_hash(g) for g in list(model.vocab)[:50_000]}
     assert len(hashes) == 50_000
     assert _nb.feature_hash("\x01word") != _nb.feature_hash("word")
+
+
+# -- the fusion and the broad model's softmax in C (trawl.langid._nb.fuse, broad_log_probs) --------
+
+
+def _both(text: str) -> tuple[object, object]:
+    compiled = DefaultIdentifier()
+    if compiled._fuse is None:
+        pytest.skip("the compiled fusion is not built here")
+    reference = DefaultIdentifier()
+    reference._fuse = None
+    assert reference.broad is not None
+    saved = reference.broad._normalise
+    reference.broad._normalise = None
+    try:
+        slow = reference.scores(text)
+        slow_result = reference._identify(text)
+    finally:
+        reference.broad._normalise = saved
+    return (compiled.scores(text), compiled._identify(text)), (slow, slow_result)
+
+
+def _same_fusion(text: str) -> None:
+    (fast, fast_result), (slow, slow_result) = _both(text)
+    assert isinstance(fast, Fusion) and isinstance(slow, Fusion)
+    assert np.array_equal(np.isfinite(fast.scores), np.isfinite(slow.scores)), text[:40]
+    finite = np.isfinite(slow.scores)
+    assert np.allclose(fast.scores[finite], slow.scores[finite], rtol=0, atol=1e-9), text[:40]
+    assert fast.broad is not None and slow.broad is not None
+    assert np.allclose(fast.broad, slow.broad, rtol=0, atol=1e-9), text[:40]
+    assert abs(fast.weight - slow.weight) < 1e-12, text[:40]
+    # the best labels in the same order (a tie within rounding may swap two neighbours)
+    assert fast.top[0] == slow.top[0] or np.isclose(slow.scores[fast.top[0]], slow.scores[slow.top[0]])
+    assert fast_result == slow_result or (
+        fast_result.lang == slow_result.lang and abs(fast_result.score - slow_result.score) < 1e-9  # type: ignore[attr-defined]
+    ), text[:40]
+
+
+@pytest.mark.parametrize("text", [t for t in TEXTS if t.strip()])
+def test_compiled_fusion_is_numpys(text: str) -> None:
+    _same_fusion(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=200))
+def test_compiled_fusion_on_any_text(text: str) -> None:
+    _same_fusion(text)
+
+
+def test_compiled_fusion_on_real_sentences() -> None:
+    files = sorted(TATOEBA.glob("*.txt")) if TATOEBA.is_dir() else []
+    if not files:
+        pytest.skip(f"no sentences in {TATOEBA}")
+    for path in files:
+        for line in path.read_text("utf-8").splitlines()[:5]:
+            _same_fusion(line)

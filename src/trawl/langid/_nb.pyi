@@ -2,7 +2,7 @@
 
 from typing import Any
 
-__all__ = ["Kernel", "Walker", "feature_hash"]
+__all__ = ["Kernel", "Walker", "broad_log_probs", "feature_hash", "fuse"]
 
 def feature_hash(feature: str) -> int: ...
 
@@ -13,3 +13,27 @@ class Kernel:
 class Walker:
     def __init__(self, nextmove: Any, rowbase: Any, output: Any, ptc: Any) -> None: ...
     def scores(self, data: bytes, out: Any) -> int: ...
+
+def broad_log_probs(
+    raw: Any, temperature: float, first: Any, more_to: Any, more_col: Any, out: Any
+) -> None: ...
+def fuse(
+    own: Any,
+    n: float,
+    seen: Any,
+    n_long: float,
+    broad: Any,
+    broad_pos: Any,
+    known: Any,
+    candidate: Any,
+    out: Any,
+    top: Any,
+    own_floor: float,
+    own_temper: float,
+    broad_floor: float,
+    broad_weight: float,
+    tail_odds: float,
+    gate_low: float,
+    gate_high: float,
+    shrink: float,
+) -> tuple[float, int]: ...

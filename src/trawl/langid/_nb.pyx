@@ -29,7 +29,7 @@ cdef extern from *:
     """
     void TRAWL_PREFETCH(const void *p) nogil
 
-__all__ = ["Kernel", "Walker", "feature_hash"]
+__all__ = ["Kernel", "Walker", "broad_log_probs", "feature_hash", "fuse"]
 
 DEF MAX_N = 5
 DEF WORD_KIND = 5
@@ -396,3 +396,143 @@ cdef class Walker:
                 for j in range(self.n_classes):
                     out[j] += w * half_to_float(row[j])
         return distinct
+
+
+# -- the fusion (trawl.langid.identify.DefaultIdentifier.scores) ------------------------------------
+
+from libc.math cimport exp, log, sqrt, pow, isfinite
+from libc.stdint cimport uint8_t
+
+
+def broad_log_probs(const float[::1] raw, double temperature, const int64_t[::1] first,
+                    const int64_t[::1] more_to, const int64_t[::1] more_col, double[::1] out):
+    """:meth:`trawl.langid.broad.BroadModel.log_probs` after the walk: py3langid's raw scores
+    (prior included) over ``temperature``, softmax, the columns of one label added (``first``:
+    each label's first column; ``more_col`` → ``more_to``: its others), normalised, logs
+    (floored at 1e-300 before the log)."""
+    cdef Py_ssize_t c, i, n_cols = raw.shape[0], n = out.shape[0]
+    cdef double peak = -INFINITY, total = 0.0, v
+    cdef double *probs = <double *> malloc(n_cols * sizeof(double))
+    if probs == NULL:
+        raise MemoryError()
+    try:
+        for c in range(n_cols):
+            v = (<double> raw[c]) / temperature
+            probs[c] = v
+            if v > peak:
+                peak = v
+        for c in range(n_cols):
+            probs[c] = exp(probs[c] - peak)
+        for i in range(n):
+            out[i] = probs[first[i]]
+        for i in range(more_to.shape[0]):
+            out[more_to[i]] += probs[more_col[i]]
+        for i in range(n):
+            total += out[i]
+        for i in range(n):
+            v = out[i] / total
+            out[i] = log(v if v > 1e-300 else 1e-300)
+    finally:
+        free(probs)
+
+
+def fuse(double[::1] own, double n, const double[::1] seen, double n_long, const double[::1] broad,
+         const int64_t[::1] broad_pos, const uint8_t[::1] known, const uint8_t[::1] candidate,
+         double[::1] out, int64_t[::1] top, double own_floor, double own_temper, double broad_floor,
+         double broad_weight, double tail_odds, double gate_low, double gate_high, double shrink):
+    """The fused scores of :meth:`trawl.langid.identify.DefaultIdentifier.scores` (its numpy
+    version is the reference: the same operations in the same order, sums aside, so equal to
+    rounding): ``own`` (trawl's log-likelihoods plus prior, ``-inf`` outside the candidates;
+    overwritten), the broad model's log-probabilities ``broad`` at ``broad_pos`` in the label
+    space, ``known`` (the broad model knows the label in the text's script) and ``candidate``
+    (0: the score is ``-inf``) over all labels, into ``out``; the labels with the highest
+    finite scores (highest first, ties by index) into ``top``. Returns the gate's weight and
+    how many of ``top`` were filled."""
+    cdef Py_ssize_t i, j, k, n_own = own.shape[0], n_labels = out.shape[0], n_top = top.shape[0]
+    cdef Py_ssize_t n_broad = broad.shape[0], best_own = -1, filled = 0
+    cdef double div = pow(n if n > 1.0 else 1.0, own_temper), peak = -INFINITY, total = 0.0
+    cdef double weight = 1.0, bpeak = -INFINITY, tail, top_part = -INFINITY, v, cov
+    cdef bint any_own = False
+    cdef double *part = <double *> malloc(n_labels * sizeof(double))
+    if part == NULL:
+        raise MemoryError()
+    try:
+        # trawl's part: tempered, normalised over the candidates, floored; -OWN_FLOOR for the
+        # labels only the broad model knows
+        for i in range(n_own):
+            if isfinite(own[i]):
+                own[i] = own[i] / div
+                if not any_own or own[i] > peak:
+                    peak = own[i]
+                    best_own = i
+                any_own = True
+        if any_own:
+            for i in range(n_own):
+                if isfinite(own[i]):
+                    own[i] -= peak
+                    total += exp(own[i])
+            total = log(total)
+            for i in range(n_own):
+                if isfinite(own[i]):
+                    v = own[i] - total
+                    part[i] = v if v > -own_floor else -own_floor
+                else:
+                    part[i] = -INFINITY
+            if n_long:
+                cov = seen[best_own] / n_long
+                weight = (cov - gate_low) / (gate_high - gate_low)
+                weight = 1.0 if weight > 1.0 else (0.0 if weight < 0.0 else weight)
+        else:
+            for i in range(n_own):
+                part[i] = -INFINITY
+        for i in range(n_own, n_labels):
+            part[i] = -own_floor
+        for i in range(n_labels):
+            if not candidate[i]:
+                part[i] = -INFINITY
+        # the broad model's support: its floored log-probability, the tail's for the rest
+        for i in range(n_broad):
+            if broad[i] > bpeak:
+                bpeak = broad[i]
+        tail = bpeak - tail_odds
+        if tail < -broad_floor:
+            tail = -broad_floor
+        for i in range(n_labels):
+            out[i] = tail
+        for i in range(n_broad):
+            j = broad_pos[i]
+            if known[j]:
+                out[j] = broad[i] if broad[i] > -broad_floor else -broad_floor
+        # between languages the broad model knows, trawl's differences shrink
+        if shrink != 1.0:
+            for i in range(n_labels):
+                if known[i] and isfinite(part[i]) and part[i] > top_part:
+                    top_part = part[i]
+            if isfinite(top_part):
+                for i in range(n_labels):
+                    if known[i] and isfinite(part[i]):
+                        part[i] = shrink * part[i] + (1.0 - shrink) * top_part
+        for i in range(n_labels):
+            if not candidate[i] or (i < n_own and not any_own):
+                out[i] = -INFINITY
+            else:
+                v = part[i] if part[i] > -own_floor else -own_floor
+                out[i] = broad_weight * out[i] + weight * v
+        # the best few, highest first, ties by index
+        for i in range(n_labels):
+            v = out[i]
+            if not isfinite(v):
+                continue
+            if filled == n_top and v <= out[top[filled - 1]]:
+                continue
+            k = filled if filled < n_top else n_top - 1
+            while k > 0 and out[top[k - 1]] < v:
+                if k < n_top:
+                    top[k] = top[k - 1]
+                k -= 1
+            top[k] = i
+            if filled < n_top:
+                filled += 1
+        return weight, filled
+    finally:
+        free(part)

@@ -71,6 +71,9 @@ class BroadModel:
         self.index = {label: i for i, label in enumerate(self.labels)}
         self._first = np.array([cols[0] for cols in merged.values()], dtype=np.int64)
         self._more = [(self.index[lab], np.array(cols[1:])) for lab, cols in merged.items() if len(cols) > 1]
+        self._more_to = np.array([i for i, cols in self._more for _ in cols], dtype=np.int64)
+        self._more_col = np.concatenate([cols for _, cols in self._more] or [np.zeros(0)]).astype(np.int64)
+        self._normalise: Any = None  # the compiled softmax (trawl.langid._nb.broad_log_probs)
         self._prior = np.asarray(identifier.nb_pc, dtype=np.float32)
         self._walker: Any = None
         self.kernel_status = (
@@ -78,8 +81,9 @@ class BroadModel:
         )
         if self.kernel_status == "ready":
             try:
-                from trawl.langid._nb import Walker  # noqa: PLC0415 -- optional compiled module
+                from trawl.langid._nb import Walker, broad_log_probs  # noqa: PLC0415 -- optional module
 
+                self._normalise = broad_log_probs
                 self._walker = Walker(
                     identifier.tk_nextmove,  # array('I'), used in place
                     np.asarray(identifier._rowbase, dtype=np.int64),
@@ -105,6 +109,11 @@ class BroadModel:
         (the square root of the text's UTF-8 length, which it calibrates its softmax with),
         normalised; merged labels add their columns' probabilities."""
         data = self._ident._encode(text)
+        if self._normalise is not None:  # the same steps in C
+            out = np.empty(len(self.labels))
+            self._normalise(self.raw(data), math.sqrt(len(data) or 1), self._first, self._more_to,
+                            self._more_col, out)  # fmt: skip
+            return out
         raw = self.raw(data).astype(np.float64) / math.sqrt(len(data) or 1)
         raw -= raw.max()
         probs = np.exp(raw)

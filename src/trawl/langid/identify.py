@@ -63,6 +63,7 @@ from importlib import resources
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from trawl.langid.broad import NO_LANGUAGE, SCRIPTS, BroadModel, load_broad
 from trawl.langid.calibration import Calibrator
@@ -144,6 +145,8 @@ VOUCH = 0.9
 #: most this many at a time.
 CACHE_CHARS = 200
 CACHE_SIZE = 4096
+#: How many of the best candidates :meth:`DefaultIdentifier.decide` looks at.
+TOP = 8
 #: The identifiers ``trawl langid --method`` and :func:`get_identifier` know.
 METHODS = ("default", "cavnar-trenkle")
 
@@ -309,6 +312,8 @@ class Fusion(NamedTuple):
     weight: float
     #: the labels the broad model knows in the text's script (None: no broad model)
     known: np.ndarray[Any, np.dtype[np.bool_]] | None
+    #: the best labels' indices, highest score first (ties by index), finite scores only
+    top: npt.NDArray[np.int64]
 
 
 class DefaultIdentifier:
@@ -390,6 +395,16 @@ class DefaultIdentifier:
         #: the scripts in which the broad model does not know a language of its own
         self.broad_unknown: dict[str, list[str]] = shipped.get("broad_unknown_scripts", {})
         self._known_cache: dict[str | None, np.ndarray[Any, np.dtype[np.bool_]]] = {}
+        self._all = np.ones(len(self.labels), dtype=bool)
+        #: the fusion in C (None: numpy's, the reference; TRAWL_PURE_PYTHON or no compiled module)
+        self._fuse: Any = None
+        if self.broad is not None and self.broad.kernel_status == "ready":
+            try:
+                from trawl.langid._nb import fuse  # noqa: PLC0415 -- optional compiled module
+
+                self._fuse = fuse
+            except ImportError:
+                pass
 
     def languages(self) -> frozenset[str]:
         return frozenset(self.labels) - {NO_LANGUAGE}
@@ -470,7 +485,20 @@ class DefaultIdentifier:
         if mask is not None:
             own[~mask[: self.n_own]] = -np.inf
         if self.broad is None or self._broad_pos is None:
-            return Fusion(script, candidates, ev, own, None, 1.0, None)
+            order = np.argsort(-own, kind="stable")[:TOP]
+            return Fusion(script, candidates, ev, own, None, 1.0, None, order[np.isfinite(own[order])])
+        if self._fuse is not None:  # the same steps in C (trawl.langid._nb.fuse)
+            broad_lp = self.broad.log_probs(text)
+            in_script = self._known_in(script)
+            scores = np.empty(len(self.labels))
+            top = np.empty(TOP, dtype=np.int64)
+            weight, filled = self._fuse(
+                own, float(ev.n), ev.seen, float(ev.n_long), broad_lp, self._broad_pos,
+                in_script.view(np.uint8), (mask if mask is not None else self._all).view(np.uint8),
+                scores, top, OWN_FLOOR, OWN_TEMPER, BROAD_FLOOR, BROAD_WEIGHT, TAIL, GATE_LOW,
+                GATE_HIGH, KNOWN_SHRINK,
+            )  # fmt: skip
+            return Fusion(script, candidates, ev, scores, broad_lp, weight, in_script, top[:filled])
         known = np.isfinite(own)
         part = np.full(len(self.labels), -OWN_FLOOR)  # languages trawl's model does not know: its floor
         weight = 1.0
@@ -501,15 +529,18 @@ class DefaultIdentifier:
         # between languages the broad model knows, trawl's differences count KNOWN_SHRINK times
         both = in_script & np.isfinite(part)
         if both.any() and KNOWN_SHRINK != 1.0:
-            top = float(part[both].max())
-            part[both] = KNOWN_SHRINK * part[both] + (1.0 - KNOWN_SHRINK) * top
+            best_part = float(part[both].max())
+            part[both] = KNOWN_SHRINK * part[both] + (1.0 - KNOWN_SHRINK) * best_part
         # (outside the candidates part is -inf and so is the score: masked below, not 0 * -inf)
         scores = BROAD_WEIGHT * support + weight * np.maximum(part, -OWN_FLOOR)
         if mask is not None:
             scores[~mask] = -np.inf
         if not np.isfinite(part[: self.n_own]).any():
             scores[: self.n_own] = -np.inf
-        return Fusion(script, candidates, ev, scores, broad, weight, in_script)
+        order = np.argsort(-scores, kind="stable")[:TOP]
+        return Fusion(
+            script, candidates, ev, scores, broad, weight, in_script, order[np.isfinite(scores[order])]
+        )
 
     def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None]:
         """The winner, its calibration features, the runners-up (with relative weights),
@@ -524,9 +555,7 @@ class DefaultIdentifier:
         fused = self.scores(text)
         script, candidates, ev, scores, broad = fused[:5]
         labels = self.labels
-        order = np.argsort(-scores)
-        head = order[:8]
-        finite: list[int] = head[np.isfinite(scores[head])].tolist()
+        finite: list[int] = fused.top.tolist()
         if not finite:
             return UND, [], [], (), script, 0.0
         best = labels[finite[0]]
@@ -675,7 +704,10 @@ class DefaultIdentifier:
             low = min(score, 0.1)
             scale = low / max(score, 1e-9)  # the guesses keep their order, none above ``low``
             guesses = [(best, low), *((lab, s * scale) for lab, s in alternatives[:2])]
-            return _und("unsupported", self.name, low, sorted(guesses, key=lambda g: -g[1]), script)
+            # (ordered by score to 12 places: equal scores in the last bits keep the winner first)
+            return _und(
+                "unsupported", self.name, low, sorted(guesses, key=lambda g: -round(g[1], 12)), script
+            )
         return LangResult(best, score, alternatives, ambiguous, script, None, self.name)
 
 
