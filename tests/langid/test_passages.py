@@ -71,3 +71,79 @@ def test_step_fills_document_and_counts() -> None:
     assert counters["langid/lang/en"] == 1
     assert counters["langid/mixed"] == 2
     assert counters["langid/und/empty"] == 1
+
+
+# -- the two passes of the default identifier (broad model per unit, fused identifier per span) ----
+
+ENGLISH_LINES = [
+    "Posted by the editors on Monday, 12 March 2024",
+    "The council met on Tuesday to discuss the new budget for the city's libraries.",
+    "Several members asked why the opening hours had been cut again this year.",
+    "Home | News | Sport | Weather",
+    "x = f(y); z = g(x); return z;",
+    "https://example.org/news/2024/03/12/council-libraries",
+    "The mayor said the savings would be spent on the bus service instead.",
+    "Residents can comment on the plan until the end of the month.",
+    "Share this article: Facebook, Twitter, Email",
+    "© 2024 The Daily Example. All rights reserved.",
+]
+
+
+def test_a_monolingual_page_is_one_language() -> None:
+    text = "\n".join(ENGLISH_LINES * 3)
+    spans = language_spans(text)
+    assert {s.lang for s in spans} <= {"en", UND}
+    assert dominant(spans)[0] == "en"
+    # the code line and the address carry no language: no other language is named for them
+    assert sum(s.end - s.start for s in spans if s.lang == "en") > 0.8 * len(text)
+
+
+def test_a_span_of_a_language_only_trawl_knows() -> None:
+    # py3langid does not know Scots: the units' pass sees English, the span's full
+    # identification names it
+    scots = (
+        "Aw human sowels is born free and equal in dignity and richts.\n"
+        "Aw childer, whuther born in or oot o wadlock, shal enjoy the samelike social beild.\n"
+    )
+    spans = language_spans(scots)
+    assert [s.lang for s in spans] == ["sco"]
+
+
+def test_neighbouring_units_the_spans_agree_on_merge() -> None:
+    # relatives the units' pass may split (bs/hr/sr lines) are one span when the whole agrees
+    text = "\n".join([ENGLISH_PAPER.splitlines()[0]] * 4)
+    spans = language_spans(text)
+    assert len(spans) == 1 and spans[0].lang == "en"
+
+
+def test_compiled_viterbi_is_numpys() -> None:
+    import numpy as np
+
+    from trawl.langid import passages
+
+    if passages._compiled_viterbi is None:
+        import pytest
+
+        pytest.skip("the compiled module is not built here")
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        costs = rng.random((int(rng.integers(1, 40)), int(rng.integers(1, 12)))) * float(
+            rng.choice([1, 5, 20])
+        )
+        if rng.random() < 0.3:
+            costs = np.round(costs)  # ties
+        assert passages._viterbi(costs, 2.5) == passages._numpy_viterbi(costs, 2.5)
+
+
+def test_broad_model_many_at_once_is_one_at_a_time() -> None:
+    import numpy as np
+
+    from trawl.langid.broad import load_broad
+
+    broad = load_broad()
+    assert broad is not None
+    texts = [*ENGLISH_LINES, "", "123", HINDI_PAGE, "Alle Menschen sind frei und gleich."]
+    many = broad.log_probs_many(texts)
+    one = np.array([broad.log_probs(t) for t in texts])
+    assert many.shape == one.shape
+    assert np.allclose(many, one, rtol=0, atol=1e-12)

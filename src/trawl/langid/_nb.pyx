@@ -29,7 +29,7 @@ cdef extern from *:
     """
     void TRAWL_PREFETCH(const void *p) nogil
 
-__all__ = ["Kernel", "Walker", "broad_log_probs", "feature_hash", "fuse"]
+__all__ = ["Kernel", "Walker", "broad_log_probs", "feature_hash", "fuse", "has_f16c", "viterbi"]
 
 DEF MAX_N = 5
 DEF WORD_KIND = 5
@@ -330,6 +330,71 @@ cdef inline float half_to_float(uint16_t h) noexcept nogil:
     return -v if h & 0x8000 else v
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* dst[j] += w * row[j] over n binary16 values: with the F16C and AVX instructions when the
+       processor has them (8 at a time), else one at a time; the products and sums are the same
+       single-precision operations either way (no fused multiply-add), so the results are too. */
+    static float trawl_half_to_float(uint16_t h) {
+        uint32_t exp = (h >> 10) & 0x1F, bits;
+        float v;
+        if (exp > 0 && exp < 31) {
+            bits = ((uint32_t)(h & 0x8000) << 16) | ((exp + 112) << 23) | ((uint32_t)(h & 0x3FF) << 13);
+            memcpy(&v, &bits, 4);
+            return v;
+        }
+        if (exp == 0) v = ldexpf((float)(h & 0x3FF), -24);
+        else v = (h & 0x3FF) == 0 ? INFINITY : NAN;
+        return (h & 0x8000) ? -v : v;
+    }
+    static void trawl_add_row_generic(float *dst, const uint16_t *row, float w, Py_ssize_t n) {
+        for (Py_ssize_t j = 0; j < n; j++) dst[j] += w * trawl_half_to_float(row[j]);
+    }
+    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    #include <immintrin.h>
+    __attribute__((target("avx,f16c")))
+    static void trawl_add_row_f16c(float *dst, const uint16_t *row, float w, Py_ssize_t n) {
+        Py_ssize_t j = 0;
+        __m256 wv = _mm256_set1_ps(w);
+        for (; j + 8 <= n; j += 8) {
+            __m256 h = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + j)));
+            _mm256_storeu_ps(dst + j, _mm256_add_ps(_mm256_loadu_ps(dst + j), _mm256_mul_ps(wv, h)));
+        }
+        for (; j < n; j++) dst[j] += w * trawl_half_to_float(row[j]);
+    }
+    static int trawl_has_f16c(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    }
+    #else
+    static void trawl_add_row_f16c(float *dst, const uint16_t *row, float w, Py_ssize_t n) {
+        trawl_add_row_generic(dst, row, w, n);
+    }
+    static int trawl_has_f16c(void) { return 0; }
+    #endif
+    """
+    void trawl_add_row_generic(float *dst, const uint16_t *row, float w, Py_ssize_t n) nogil
+    void trawl_add_row_f16c(float *dst, const uint16_t *row, float w, Py_ssize_t n) nogil
+    int trawl_has_f16c() nogil
+
+
+cdef bint HAS_F16C = trawl_has_f16c() != 0 and not __import__("os").environ.get("TRAWL_NO_F16C")
+
+
+cdef inline void add_row(float *dst, const uint16_t *row, float w, Py_ssize_t n) noexcept nogil:
+    if HAS_F16C:
+        trawl_add_row_f16c(dst, row, w, n)
+    else:
+        trawl_add_row_generic(dst, row, w, n)
+
+
+def has_f16c():
+    """Whether the walker adds the model's half-precision rows with the F16C instructions."""
+    return bool(HAS_F16C)
+
+
 cdef class Walker:
     """py3langid's ``_raw_score`` (without the class prior) in C: the text's bytes walk the
     model's automaton, each state that ends a feature counts it, and the scores are
@@ -367,6 +432,45 @@ cdef class Walker:
         free(self.counts)
         free(self.touched)
 
+    def scores_many(self, const unsigned char[::1] data, const int64_t[::1] ends, float[:, ::1] out,
+                    int64_t[::1] distinct_out):
+        """:meth:`scores` of many texts at once: text ``i`` is ``data[ends[i-1]:ends[i]]`` (the
+        first from 0), its scores are added to row ``i`` of ``out`` and its number of distinct
+        features written to ``distinct_out[i]``; the automaton starts afresh for each."""
+        cdef Py_ssize_t u, i, j, start = 0, end, distinct
+        cdef int64_t state, nstates = self.rowbase.shape[0]
+        cdef int32_t f
+        cdef float w
+        cdef const uint16_t *row
+        cdef float *dst
+        if out.shape[1] != self.n_classes or out.shape[0] != ends.shape[0] or distinct_out.shape[0] != ends.shape[0]:
+            raise ValueError("out has the wrong shape")
+        with nogil:
+            for u in range(ends.shape[0]):
+                end = ends[u]
+                state = 0
+                distinct = 0
+                for i in range(start, end):
+                    state = self.nextmove[self.rowbase[state] + data[i]]
+                    if state < 0 or state >= nstates:
+                        break
+                    f = self.output[state]
+                    if f >= 0 and f < self.n_features:
+                        if self.counts[f] == 0:
+                            self.touched[distinct] = f
+                            distinct += 1
+                        self.counts[f] += 1
+                dst = &out[u, 0]
+                for i in range(distinct):
+                    f = self.touched[i]
+                    w = <float> log1p(<double> self.counts[f])
+                    self.counts[f] = 0
+                    row = &self.ptc[f, 0]
+                    add_row(dst, row, w, self.n_classes)
+                distinct_out[u] = distinct
+                start = end
+        return None
+
     def scores(self, const unsigned char[::1] data, float[::1] out):
         """Add the text's evidence to ``out`` (one float per class); the number of distinct
         features it has."""
@@ -393,8 +497,7 @@ cdef class Walker:
                 w = <float> log1p(<double> self.counts[f])
                 self.counts[f] = 0
                 row = &self.ptc[f, 0]
-                for j in range(self.n_classes):
-                    out[j] += w * half_to_float(row[j])
+                add_row(&out[0], row, w, self.n_classes)
         return distinct
 
 
@@ -536,3 +639,46 @@ def fuse(double[::1] own, double n, const double[::1] seen, double n_long, const
         return weight, filled
     finally:
         free(part)
+
+
+def viterbi(const double[:, ::1] costs, double switch_cost, int64_t[::1] path):
+    """:func:`trawl.langid.passages._viterbi` (the numpy reference) in C: the cheapest label per
+    unit of ``costs`` (units × labels) when a change of label costs ``switch_cost``, into
+    ``path`` (ties: the lower index; staying before switching)."""
+    cdef Py_ssize_t n = costs.shape[0], k = costs.shape[1], i, j, best
+    cdef double switch
+    if n == 0:
+        return
+    cdef double *prev = <double *> malloc(k * sizeof(double))
+    cdef int64_t *back = <int64_t *> malloc(n * k * sizeof(int64_t))
+    if prev == NULL or back == NULL:
+        free(prev)
+        free(back)
+        raise MemoryError()
+    try:
+        with nogil:
+            for j in range(k):
+                prev[j] = costs[0, j]
+            for i in range(1, n):
+                best = 0
+                for j in range(1, k):
+                    if prev[j] < prev[best]:
+                        best = j
+                switch = prev[best] + switch_cost
+                for j in range(k):
+                    if prev[j] <= switch:
+                        back[i * k + j] = j
+                        prev[j] = prev[j] + costs[i, j]
+                    else:
+                        back[i * k + j] = best
+                        prev[j] = switch + costs[i, j]
+            best = 0
+            for j in range(1, k):
+                if prev[j] < prev[best]:
+                    best = j
+            path[n - 1] = best
+            for i in range(n - 1, 0, -1):
+                path[i - 1] = back[i * k + path[i]]
+    finally:
+        free(prev)
+        free(back)

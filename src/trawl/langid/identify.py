@@ -70,7 +70,6 @@ from trawl.langid.calibration import Calibrator
 from trawl.langid.cavnar import CavnarTrenkleModel
 from trawl.langid.codes import _ISO1, UND
 from trawl.langid.naive_bayes import Evidence, FloatArray, NaiveBayesModel
-from trawl.langid.ngrams import text_words
 from trawl.langid.relatives import GroupModel
 from trawl.langid.scripts import dominant_script, script_counts
 
@@ -157,6 +156,10 @@ _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
 #: A text of this many tokens or more, fewer than this share of them words: a listing, no language.
 LISTING_MIN_TOKENS = 3
 LISTING_WORD_SHARE = 0.4
+_WWW = re.compile(r"www\.", re.IGNORECASE)  # (with "@" and "://": whether _URL can match at all)
+_LETTER = re.compile(r"[^\W\d_]")
+#: :data:`MIN_LETTERS` letters, whatever lies between them (a search stops at the third)
+_ENOUGH_LETTERS = re.compile(r"[^\W\d_]" + r"[\W\d_]*[^\W\d_]" * (MIN_LETTERS - 1))
 _URL = re.compile(r"(?:https?://|ftp://|www\.)\S+|\S+@\S+\.\w+|(?<!\w)@\w+", re.IGNORECASE)
 _CODE = re.compile(r"[{};]|==|!=|=>|->|::|&&|\|\||\b\w+\(|\b[a-z]+_[a-z_]+\b|</?\w+[^>]*>")
 
@@ -216,10 +219,11 @@ def clean_text(text: str) -> tuple[str, str | None]:
     """``text`` without URLs, addresses and handles, or a reason it is in no language."""
     if not text or not text.strip():
         return "", "empty"
-    cleaned = _URL.sub(" ", text)
-    letters = sum(map(len, text_words(cleaned)))
-    if letters < MIN_LETTERS and letters + sum(map(_syllabic, cleaned)) < MIN_LETTERS:
-        return "", "no-letters"
+    cleaned = _URL.sub(" ", text) if "@" in text or "://" in text or _WWW.search(text) else text
+    if not _ENOUGH_LETTERS.search(cleaned):
+        letters = len(_LETTER.findall(cleaned))
+        if letters + sum(map(_syllabic, cleaned)) < MIN_LETTERS:
+            return "", "no-letters"
     signals = len(_CODE.findall(cleaned))
     if signals >= 3 and signals * 4 >= len(cleaned.split()):
         return "", "code"
@@ -243,10 +247,13 @@ def _listing(text: str) -> bool:
     tokens = _TOKEN.findall(text)
     if len(tokens) < LISTING_MIN_TOKENS:
         return False
-    words = [t.lower() for t in tokens if t.isalpha()]
-    if len(words) < LISTING_WORD_SHARE * len(tokens):
+    if sum(map(str.isalpha, tokens)) < LISTING_WORD_SHARE * len(tokens):
         return True
-    return len(tokens) >= 2 * LISTING_MIN_TOKENS and len(set(words)) <= 2
+    if len(tokens) < 2 * LISTING_MIN_TOKENS:
+        return False
+    distinct = set(filter(str.isalpha, tokens))
+    # (two words can be written a few ways: Page, page, PAGE; more than eight forms are more words)
+    return len(distinct) <= 2 or (len(distinct) <= 8 and len({w.lower() for w in distinct}) <= 2)
 
 
 # -- shipped data --------------------------------------------------------------------------------

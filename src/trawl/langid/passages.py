@@ -1,37 +1,72 @@
 """Per-passage identification: a document's language spans and its dominant language.
 
-A document is cut into units — lines, and sentences within long lines — and each unit is
-identified on its own. Short units are weak evidence ("Home | Contact" could be many things),
-so the labels are chosen jointly by a Viterbi pass: each unit pays ``-log P(label)`` for the
-label it gets (from its score and alternatives; a label it never considered costs as much as
-``floor``), and every change of language between neighbours pays :data:`SWITCH_COST`. A run
-of units with one label is a span; the dominant language is the one with the most letters.
+A document is cut into units — lines, and sentences within long lines — and the labels are
+chosen jointly by a Viterbi pass: each unit pays ``-log P(label)`` for the label it gets (a
+label it never considered costs as much as ``floor``), and every change of language between
+neighbours pays :data:`SWITCH_COST`. A run of units with one label is a span; the dominant
+language is the one with the most letters.
+
+With the default identifier the pass runs in two steps, so that its cost stays below the main
+content's extraction however many lines a page has:
+
+1. **units by the broad model** (py3langid's, :meth:`~trawl.langid.broad.BroadModel.log_probs_many`:
+   one walk of the units' bytes in C): its probabilities over its 139 languages are the units'
+   evidence; a unit :func:`~trawl.langid.identify.clean_text` finds no language in (code, a
+   listing, no letters) or the broad model calls ``zxx`` is evidence for nothing;
+2. **spans by the default identifier**: each run of one label is identified again as a whole
+   (at most :data:`SPAN_SAMPLE` characters of it, whole units) by the fused, calibrated
+   identifier, which brings the languages only trawl knows, the relatives' decisions and the
+   calibrated score; neighbours that come out alike are one span.
+
+Other identifiers (Cavnar & Trenkle, trawl's models alone) identify every unit with the full
+identifier and choose by its calibrated scores and alternatives.
 
 :class:`LanguageTagger` is the pipeline step: it fills ``Document.lang``, ``lang_score`` (the
 letter-weighted mean score of the dominant language's spans) and ``passages`` (one dict per span:
 ``start``, ``end`` — character offsets in ``doc.text`` —, ``lang``, ``score``, ``chars``).
 """
 
-# ruff: noqa: RUF001 -- multilingual text, typographic dashes and math symbols are meant
+# ruff: noqa: RUF001, RUF002 -- multilingual text, typographic dashes and math symbols are meant
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from trawl.document import Document
+from trawl.langid.broad import NO_LANGUAGE
 from trawl.langid.codes import UND
-from trawl.langid.identify import LangResult, LanguageIdentifier, get_identifier
+from trawl.langid.identify import (
+    DefaultIdentifier,
+    LangResult,
+    LanguageIdentifier,
+    clean_text,
+    get_identifier,
+)
 from trawl.pipeline.base import Step
 
-__all__ = ["SWITCH_COST", "LanguageTagger", "Span", "dominant", "language_spans", "units"]
+__all__ = ["SPAN_SAMPLE", "SWITCH_COST", "LanguageTagger", "Span", "dominant", "language_spans", "units"]
 
 #: Cost of changing language between neighbouring units, in nats.
 SWITCH_COST = 2.5
 _FLOOR = 1e-4
+#: A span the broad model's pass finds is identified by the full identifier from at most this
+#: many of its characters (whole units, at least one).
+SPAN_SAMPLE = 600
+#: Labels per unit the Viterbi pass considers (the broad model's best few).
+_UNIT_LABELS = 3
+
+_compiled_viterbi: Any = None
+if not os.environ.get("TRAWL_PURE_PYTHON"):
+    with contextlib.suppress(ImportError):  # not built: numpy's
+        from trawl.langid._nb import viterbi as _compiled_viterbi
 _UNIT = re.compile(r"[^\n]*?(?:[.!?。！？।](?=\s)|\n|$)")
 _MAX_UNIT = 400
 
@@ -80,6 +115,103 @@ def _letters(s: str) -> int:
     return sum(map(str.isalpha, s))
 
 
+def _scale(w: int) -> float:
+    return min(1.0, w / 30) + 0.2  # longer units weigh more
+
+
+def _viterbi(costs: np.ndarray[Any, np.dtype[np.float64]], switch_cost: float) -> list[int]:
+    """The cheapest path through ``costs`` (units × labels) when a change of label costs
+    ``switch_cost``: one label index per unit (ties: the lower index, staying before switching).
+    In C when the compiled module is there (:func:`trawl.langid._nb.viterbi`), else numpy's."""
+    if _compiled_viterbi is not None:
+        path = np.empty(len(costs), dtype=np.int64)
+        _compiled_viterbi(np.ascontiguousarray(costs), switch_cost, path)
+        out: list[int] = path.tolist()
+        return out
+    return _numpy_viterbi(costs, switch_cost)
+
+
+def _numpy_viterbi(costs: np.ndarray[Any, np.dtype[np.float64]], switch_cost: float) -> list[int]:
+    """:func:`_viterbi` in numpy (the reference)."""
+    prev = costs[0].copy()
+    back = np.zeros(costs.shape, dtype=np.int64)
+    for i in range(1, len(costs)):
+        j = int(np.argmin(prev))
+        switch = prev[j] + switch_cost
+        stay = prev <= switch
+        back[i] = np.where(stay, np.arange(costs.shape[1]), j)
+        prev = np.where(stay, prev, switch) + costs[i]
+    path = [int(np.argmin(prev))]
+    for i in range(len(costs) - 1, 0, -1):
+        path.append(int(back[i, path[-1]]))
+    path.reverse()
+    return path
+
+
+def _two_pass_spans(
+    text: str, pieces: list[tuple[int, int]], ident: DefaultIdentifier, switch_cost: float
+) -> list[Span]:
+    """Units by the broad model, spans by the default identifier (the module docstring)."""
+    assert ident.broad is not None
+    broad = ident.broad
+    weights = [max(1, _letters(text[a:b])) for a, b in pieces]
+    cleaned = [clean_text(text[a:b]) for a, b in pieces]
+    live = [i for i, (_, reason) in enumerate(cleaned) if reason is None]
+    logs = broad.log_probs_many([cleaned[i][0] for i in live])
+    zxx = broad.index.get(NO_LANGUAGE)
+    if zxx is not None and live:
+        keep = np.argmax(logs, axis=1) != zxx  # py3langid's "no linguistic content": no evidence
+        live = [i for i, k in zip(live, keep.tolist(), strict=True) if k]
+        logs = logs[keep]
+    if not live:
+        return [Span(pieces[0][0], pieces[-1][1], UND, 0.0, sum(weights))]
+    # the labels: each live unit's best few, then und (the label of units with no evidence)
+    order = (
+        np.argpartition(-logs, _UNIT_LABELS - 1, axis=1)[:, :_UNIT_LABELS]
+        if logs.shape[1] > _UNIT_LABELS
+        else np.argsort(-logs, axis=1)
+    )
+    cols = sorted({int(c) for c in order.ravel().tolist()} - ({zxx} if zxx is not None else set()))
+    floor = -math.log(_FLOOR)
+    costs = np.zeros((len(pieces), len(cols) + 1))
+    sub = np.minimum(-logs[:, cols], floor)
+    scales = np.array([_scale(weights[i]) for i in live])
+    costs[live, : len(cols)] = sub * scales[:, None]
+    costs[live, len(cols)] = floor * scales  # und for a unit with evidence
+    path = _viterbi(costs, switch_cost)
+    names = [broad.labels[c] for c in cols] + [UND]
+    # runs of one label, then each run identified as a whole
+    runs: list[tuple[int, int, str]] = []  # first unit, last unit (inclusive), broad label
+    for i, k in enumerate(path):
+        if runs and runs[-1][2] == names[k]:
+            runs[-1] = (runs[-1][0], i, names[k])
+        else:
+            runs.append((i, i, names[k]))
+    spans: list[Span] = []
+    for first, last, name in runs:
+        a, b = pieces[first][0], pieces[last][1]
+        w = sum(weights[first : last + 1])
+        if name == UND:
+            lab, score = UND, 0.0
+        else:
+            sample, size = [], 0
+            for i in range(first, last + 1):
+                if cleaned[i][1] is None:
+                    sample.append(text[pieces[i][0] : pieces[i][1]].strip())
+                    size += pieces[i][1] - pieces[i][0]
+                    if size >= SPAN_SAMPLE:
+                        break
+            r = ident.identify("\n".join(sample)) if sample else None
+            lab, score = (r.lang, r.score) if r is not None else (UND, 0.0)
+        if spans and spans[-1].lang == lab:
+            sp = spans[-1]
+            sp.score = (sp.score * sp.letters + score * w) / (sp.letters + w)
+            sp.end, sp.letters = b, sp.letters + w
+        else:
+            spans.append(Span(a, b, lab, score, w))
+    return spans
+
+
 def language_spans(
     text: str, identifier: LanguageIdentifier | None = None, switch_cost: float = SWITCH_COST
 ) -> list[Span]:
@@ -88,6 +220,8 @@ def language_spans(
     pieces = units(text)
     if not pieces:
         return []
+    if isinstance(ident, DefaultIdentifier) and ident.broad is not None:
+        return _trim(text, _two_pass_spans(text, pieces, ident, switch_cost))
     results: list[LangResult] = [ident.identify(text[a:b]) for a, b in pieces]
     weights = [max(1, _letters(text[a:b])) for a, b in pieces]
     labels = sorted({lab for r in results for lab in [r.lang, *(x for x, _ in r.alternatives)]} | {UND})
@@ -137,7 +271,12 @@ def language_spans(
             sp.end, sp.letters = b, sp.letters + w
         else:
             spans.append(Span(a, b, lab, s, w))
-    for sp in spans:  # trim the whitespace at span edges
+    return _trim(text, spans)
+
+
+def _trim(text: str, spans: list[Span]) -> list[Span]:
+    """The spans without the whitespace at their edges."""
+    for sp in spans:
         while sp.start < sp.end and text[sp.start].isspace():
             sp.start += 1
         while sp.end > sp.start and text[sp.end - 1].isspace():
