@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,3 +115,39 @@ def test_compiled_walker_gives_py3langids_scores() -> None:
         got = broad.raw(data)
         assert np.allclose(got, want, rtol=1e-5, atol=1e-3), text[:20]
         assert int(np.argmax(got)) == int(np.argmax(want))
+
+
+def test_the_unpacked_model_is_kept_and_mapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from py3langid import langid
+
+    from trawl.langid.broad import _model_arrays
+
+    monkeypatch.setenv("TRAWL_CACHE_DIR", str(tmp_path / "cache"))
+    first = _model_arrays(langid)  # unpacked, then written
+    (folder,) = (tmp_path / "cache").iterdir()
+    assert folder.name.startswith(f"py3langid-{PY3LANGID_VERSION}-")
+    assert (folder / "classes.json").is_file()
+    second = _model_arrays(langid)  # mapped from the folder
+    assert isinstance(second[0], np.memmap)
+    assert list(second[2]) == list(first[2])
+    for a, b in zip(first[:2] + first[3:], second[:2] + second[3:], strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    # a damaged folder is unpacked again and rewritten
+    (folder / "ptc.npy").write_bytes(b"not an array")
+    third = _model_arrays(langid)
+    assert np.array_equal(np.asarray(third[0]), np.asarray(first[0]))
+    assert isinstance(_model_arrays(langid)[0], np.memmap)
+
+
+def test_without_a_writable_cache_the_model_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from py3langid import langid
+
+    from trawl.langid.broad import _model_arrays
+
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("TRAWL_CACHE_DIR", str(blocked / "cache"))
+    ptc, *_ = _model_arrays(langid)
+    assert np.asarray(ptc).shape[0] > 1000

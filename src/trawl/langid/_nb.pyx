@@ -104,12 +104,16 @@ cdef class Kernel:
         self.dense_of = NULL
         self.dense = NULL
 
-    def __init__(self, list vocab, const int64_t[::1] indptr, const int32_t[::1] langs,
+    def __init__(self, vocab, const int64_t[::1] indptr, const int32_t[::1] langs,
                  const double[::1] delta, int n_classes):
+        """``vocab``: the n-grams in row order, as a list or as one string of lines."""
         cdef size_t size = 16, slot
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, n_rows = len(indptr) - 1, at, length, row
         cdef uint64_t h
-        while size < 2 * <size_t> len(vocab):
+        cdef int ukind
+        cdef void *udata
+        cdef Py_UCS4 c
+        while size < 2 * <size_t> n_rows:
             size <<= 1
         cdef Py_ssize_t nnz = len(langs)
         self.slots = <Slot *> calloc(size, sizeof(Slot))
@@ -117,15 +121,26 @@ cdef class Kernel:
         if self.slots == NULL or self.entries == NULL:
             raise MemoryError()
         self.mask = size - 1
-        for i in range(len(vocab)):
-            h = feature_hash(vocab[i]) | 1  # 0 marks an empty slot
-            slot = h & self.mask
-            while self.slots[slot].key != 0:
-                if self.slots[slot].key == h:
-                    raise ValueError(f"feature hash collision at {vocab[i]!r}")
-                slot = (slot + 1) & self.mask
-            self.slots[slot].key = h
-            self.slots[slot].row = i
+        if isinstance(vocab, str):  # one line a row, hashed as feature_hash hashes a string
+            ukind = PyUnicode_KIND(vocab)
+            udata = PyUnicode_DATA(vocab)
+            length = PyUnicode_GET_LENGTH(vocab)
+            row, h, at = 0, SEED, 0
+            for i in range(length + 1):
+                c = PyUnicode_READ(ukind, udata, i) if i < length else 10
+                if c != 10:
+                    h = step(h, c)
+                    continue
+                self.insert(mix(h ^ <uint64_t> (i - at)) | 1, row, vocab, at, i)
+                row += 1
+                h, at = SEED, i + 1
+            if row != n_rows:
+                raise ValueError(f"the vocabulary has {row} lines for {n_rows} rows")
+        else:
+            if len(vocab) != n_rows:
+                raise ValueError(f"the vocabulary has {len(vocab)} n-grams for {n_rows} rows")
+            for i in range(len(vocab)):
+                self.insert(feature_hash(vocab[i]) | 1, i, vocab[i], 0, len(vocab[i]))  # 0: empty
         for i in range(nnz):
             self.entries[i].delta = delta[i]
             self.entries[i].lang = langs[i]
@@ -147,6 +162,16 @@ cdef class Kernel:
             if self.dense_of[i] >= 0:
                 for j in range(indptr[i], indptr[i + 1]):
                     self.dense[self.dense_of[i] * n_classes + langs[j]] = delta[j]
+
+    cdef int insert(self, uint64_t h, Py_ssize_t row, str text, Py_ssize_t start, Py_ssize_t end) except -1:
+        cdef size_t slot = h & self.mask
+        while self.slots[slot].key != 0:
+            if self.slots[slot].key == h:
+                raise ValueError(f"feature hash collision at {text[start:end]!r}")
+            slot = (slot + 1) & self.mask
+        self.slots[slot].key = h
+        self.slots[slot].row = row
+        return 0
 
     def __dealloc__(self):
         free(self.slots)

@@ -17,15 +17,18 @@ This reads py3langid's model through its internals (``_encode``, ``_raw_score``,
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import shutil
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NO_LANGUAGE", "PY3LANGID_VERSION", "SCRIPTS", "BroadModel", "load_broad"]
+__all__ = ["NO_LANGUAGE", "PY3LANGID_VERSION", "SCRIPTS", "BroadModel", "cache_dir", "load_broad"]
 
 #: The py3langid release whose model and internals this module reads.
 PY3LANGID_VERSION = "0.4.0"
@@ -148,6 +151,54 @@ class BroadModel:
         return logs
 
 
+def cache_dir() -> Path:
+    """Where trawl keeps what it derives from installed packages (``TRAWL_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/trawl``, else ``~/.cache/trawl``)."""
+    if os.environ.get("TRAWL_CACHE_DIR"):
+        return Path(os.environ["TRAWL_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "trawl"
+
+
+_ARRAYS = ("ptc", "pc", "nextmove", "row", "output")
+
+
+def _model_arrays(langid: Any) -> tuple[Any, ...]:
+    """py3langid's model: ``(ptc, pc, classes, nextmove, row, output)``. Its file is LZMA-packed
+    (0.7 s to unpack, 67 MB unpacked, in every worker process), so the unpacked arrays are kept
+    in :func:`cache_dir` the first time and mapped from there after (shared by all processes
+    through the page cache); the folder is named after the release and the file's size and time,
+    so a reinstalled model is unpacked again. Where nothing can be written, it is unpacked."""
+    source = Path(langid.MODEL_DIR) / langid.MODEL_FILE
+    stat = source.stat()
+    folder = cache_dir() / f"py3langid-{PY3LANGID_VERSION}-{stat.st_size}-{stat.st_mtime_ns}"
+    if (folder / "classes.json").is_file():
+        try:
+            maps = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
+            classes = json.loads((folder / "classes.json").read_text())
+            return maps["ptc"], maps["pc"], classes, maps["nextmove"], maps["row"], maps["output"]
+        except (OSError, ValueError):  # a damaged cache: unpack again and rewrite it
+            shutil.rmtree(folder, ignore_errors=True)
+    ptc, pc, classes, nextmove, row, output = langid._load_model_file(source)
+    arrays = {
+        "ptc": np.asarray(ptc),
+        "pc": np.asarray(pc),
+        "nextmove": np.asarray(nextmove, dtype=np.uint32),
+        "row": np.asarray(row, dtype=np.int64),
+        "output": np.asarray(output, dtype=np.int32),
+    }
+    tmp = folder.with_name(f"{folder.name}.tmp-{os.getpid()}")
+    try:
+        tmp.mkdir(parents=True, exist_ok=True)
+        for name, array in arrays.items():
+            np.save(tmp / f"{name}.npy", array)
+        (tmp / "classes.json").write_text(json.dumps(list(classes)))  # last: marks it complete
+        os.replace(tmp, folder)
+    except OSError:  # read-only home, full disk, another process was first: use what is loaded
+        shutil.rmtree(tmp, ignore_errors=True)
+    return ptc, pc, classes, nextmove, row, output
+
+
 @cache
 def load_broad() -> BroadModel | None:
     """The shipped broad model (None when py3langid is not installed: trawl's models alone)."""
@@ -155,4 +206,8 @@ def load_broad() -> BroadModel | None:
         from py3langid import langid  # noqa: PLC0415 -- loaded on first use (4.6 MB model)
     except ImportError:
         return None
-    return BroadModel(langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=False))
+    ptc, pc, classes, nextmove, row, output = _model_arrays(langid)
+    identifier = langid.LanguageIdentifier(
+        ptc, pc, list(classes), nextmove, output, norm_probs=False, tk_row=[int(r) for r in row]
+    )
+    return BroadModel(identifier)

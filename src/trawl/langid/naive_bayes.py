@@ -67,6 +67,18 @@ def count_features(texts: Iterable[str]) -> Counter[str]:
     return counts
 
 
+def _kinds_of_lines(text: str) -> npt.NDArray[np.int64]:
+    """How many lines of ``text`` (features, one a line) are of each :func:`feature_kind`."""
+    if not text:
+        return np.zeros(ORDERS, dtype=np.int64)
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    ends = np.flatnonzero(codes == 10)
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends, [len(codes)]))
+    kinds = np.where(codes[starts] == ord(_WORD_MARK), MAX_N, stops - starts - 1)
+    return np.bincount(kinds, minlength=ORDERS)
+
+
 class Evidence(NamedTuple):
     """What :meth:`NaiveBayesModel.evidence` finds in one text."""
 
@@ -94,6 +106,11 @@ class NaiveBayesModel:
     totals: FloatArray
     alpha: float = 0.5
     class_of: npt.NDArray[np.int64] | None = None
+    #: the vocabulary as the shipped file holds it, one n-gram a line in row order: a model read
+    #: from a file keeps only this (``vocab`` empty) until the numpy path needs the dict, since
+    #: building 740,000 strings and a dict of them is most of a worker's start-up and the
+    #: compiled kernel hashes the lines itself
+    vocab_text: str | None = None
 
     def __post_init__(self) -> None:
         if self.class_of is None:
@@ -104,6 +121,8 @@ class NaiveBayesModel:
         self._first = np.array([members[li][0] for li in range(len(self.labels))], dtype=np.int64)
         self._several = [(li, np.array(cs)) for li, cs in members.items() if len(cs) > 1]
         lengths = np.zeros(ORDERS, dtype=np.float64)
+        if self.vocab_text is not None and not self.vocab:  # kinds from the lines, in C (bincount)
+            lengths = _kinds_of_lines(self.vocab_text).astype(np.float64)
         for gram in self.vocab:
             lengths[_order(gram)] += 1
         # log P(unseen n-gram of length n | language l), and log((c + α) / α) per stored count
@@ -190,7 +209,9 @@ class NaiveBayesModel:
                     from trawl.langid import _nb  # noqa: PLC0415 - optional: built on install when it can be
 
                     self._kernel = _nb.Kernel(
-                        list(self.vocab),
+                        self.vocab_text
+                        if self.vocab_text is not None and not self.vocab
+                        else list(self.vocab),
                         np.ascontiguousarray(self.indptr, dtype=np.int64),
                         np.ascontiguousarray(self.langs, dtype=np.int32),
                         np.ascontiguousarray(self.delta, dtype=np.float64),
@@ -235,7 +256,7 @@ class NaiveBayesModel:
         n = int(counts.sum())
         scores: FloatArray = per_length @ self.unseen
         n_long = int(per_length[2:MAX_N].sum())
-        get = self.vocab.get
+        get = self.vocabulary().get
         rows = np.fromiter((get(g, -1) for g in keys), dtype=np.int64, count=len(keys))
         known = rows >= 0
         seen = np.zeros(labels)
@@ -262,7 +283,7 @@ class NaiveBayesModel:
         np.savez_compressed(
             buf,
             labels=np.array(self.labels),
-            vocab=np.array("\n".join(self.vocab)),
+            vocab=np.array("\n".join(self.vocabulary())),
             indptr=self.indptr.astype(np.int64),
             langs=self.langs.astype(np.uint16),
             counts=np.minimum(self.counts, 65535).astype(np.uint16),
@@ -276,14 +297,20 @@ class NaiveBayesModel:
     def from_bytes(cls, data: bytes) -> NaiveBayesModel:
         z = np.load(io.BytesIO(data))
         vocab_text = str(z["vocab"])
-        grams = vocab_text.split("\n") if vocab_text else []
         return cls(
             [str(x) for x in z["labels"]],
-            {g: i for i, g in enumerate(grams)},
+            {},
             z["indptr"].astype(np.int64),
             z["langs"].astype(np.int32),
             z["counts"].astype(np.float64),
             z["totals"].astype(np.float64),
             float(z["alpha"]),
             z["class_of"].astype(np.int64) if "class_of" in z.files else None,
+            vocab_text,
         )
+
+    def vocabulary(self) -> dict[str, int]:
+        """``vocab``, built from :attr:`vocab_text` the first time it is needed."""
+        if not self.vocab and self.vocab_text:
+            self.vocab = {g: i for i, g in enumerate(self.vocab_text.split("\n"))}
+        return self.vocab
