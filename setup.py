@@ -1,9 +1,10 @@
-"""Build of trawl's optional compiled modules: the page's tree and block walk, and the language
-identifier's naive-Bayes evidence.
+"""Build of trawl's optional compiled modules: the page's tree and block walk, the language
+identifier's naive-Bayes evidence, and the charset detector's loops.
 
 Everything else is in pyproject.toml. ``trawl.html._walk`` is Cython over the DOM that selectolax's
 lexbor builds (and trawl's own tree builder); ``trawl.langid._nb`` scores a text's n-grams against
-the shipped model. When they cannot be compiled (no C compiler, no Python headers), the install goes
+the shipped model; ``trawl.decode._detect`` builds the detector's sample and sums its candidates'
+scores. When they cannot be compiled (no C compiler, no Python headers), the install goes
 on without them and the pure-Python paths, which give the same results, are used.
 """
 
@@ -48,8 +49,14 @@ def extensions() -> list[Extension]:
         ["src/trawl/langid/_nb.pyx"],
         extra_compile_args=["-O3", "-g0", "-ffp-contract=off"],
     )
+    # The detector's sums are exact whatever the order; the lookups add as numpy does.
+    detect = Extension(
+        "trawl.decode._detect",
+        ["src/trawl/decode/_detect.pyx"],
+        extra_compile_args=["-O3", "-g0", "-ffp-contract=off"],
+    )
     # The generated C goes to build/, not beside the .pyx (it is an artefact, not a source).
-    return list(cythonize([walk, nb], language_level=3, quiet=True, build_dir="build"))
+    return list(cythonize([walk, nb, detect], language_level=3, quiet=True, build_dir="build"))
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 
 import pytest
@@ -286,3 +287,11 @@ def test_same_text_is_named_after_the_likelier_reading() -> None:
     found = default_detector().detect(data)
     assert found is not None
     assert found.encoding == "mac-roman"
+
+
+def test_utf16_shape_counts_the_cjk_blocks_and_plain_ascii() -> None:
+    cjk = re.compile("[\u4e00-\u9fff\uac00-\ud7a3\u3000-\u30ff\uff01-\uff9f]")
+    plain = re.compile("[\x20-\x7e\t\n\r]")
+    for cp in range(0x10000):
+        kind = detect._CJK_UNIT if cjk.match(chr(cp)) else detect._PLAIN_UNIT if plain.match(chr(cp)) else 0
+        assert detect._UTF16_KIND[cp] == kind, hex(cp)

@@ -41,6 +41,10 @@ How :class:`ModelDetector` decides, cheapest evidence first:
 HTML tags are removed before scoring (``<`` and ``>`` are never trail bytes of the supported
 multi-byte encodings), and at most :data:`SAMPLE_BYTES` bytes around non-ASCII bytes are scored,
 so a 50 MB page costs as much as a 64 KB one.
+
+The sample, the byte-pair sums and the multi-byte lookups run in C when the optional module
+``trawl.decode._detect`` was built (:func:`compiled_detector_status`; ``TRAWL_PURE_PYTHON=1``
+or ``ModelDetector(compiled=False)`` for the Python path): the same detections, bit for bit.
 """
 
 from __future__ import annotations
@@ -50,15 +54,19 @@ import functools
 import gzip
 import json
 import math
+import os
 import re
 import threading
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from trawl.decode._detect import Kernel
 
 __all__ = [
     "CChardetDetector",
@@ -68,6 +76,7 @@ __all__ = [
     "Detection",
     "EncodingDetector",
     "ModelDetector",
+    "compiled_detector_status",
     "default_detector",
     "nul_pattern",
     "utf16_shape",
@@ -172,6 +181,7 @@ _CANDIDATES: tuple[tuple[str, str, str | None, str, float], ...] = (
 # in windows-125x and ISO-8859-2/15 with CR LF: the same answers at -6 and at -10), while a
 # short DOS text's one letter (German "ü", Spanish "í") no longer loses to the prior.
 _DOS = frozenset({"ibm437", "ibm850", "ibm852", "ibm775", "ibm857", "cp737", "ibm862"})
+_UNIX_CANDIDATES = tuple(c for c in _CANDIDATES if c[0] not in _DOS)
 
 # Each reported name's log prior (a superset's name has its standard's).
 _PRIORS = {name: prior for name, _, _, _, prior in _CANDIDATES}
@@ -296,17 +306,24 @@ class _Model:
             prev = c
         return cost
 
-    def score(self, text: str) -> float:
+    def score(self, text: str, kernel: Kernel | None = None) -> float:
         """Log-likelihood of ``text`` (natural log), starting after a space: the sum of
-        :meth:`pair_cost` over its adjacent pairs, looked up for all pairs at once."""
+        :meth:`pair_cost` over its adjacent pairs, looked up for all pairs at once (by the
+        compiled ``kernel`` when given: the same values, summed by numpy in the same order)."""
         low = text.lower()
+        bi_keys, bi_vals, ctx_keys, ctx_vals = self._arrays()
+        uni = self._uni_sorted
+        if kernel is not None and uni is not None:
+            lp = np.empty(len(low))
+            if kernel.char_costs(low, bi_keys, bi_vals, ctx_keys, ctx_vals, uni[0], uni[1], lp):
+                return kernel.context_costs(text) + float(lp.sum()) if len(lp) else 0.0
+            # a character without a unigram yet: the lookups below add it
         cps = np.frombuffer(low.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.int64)
         if not len(cps):
             return 0.0
         prev = np.empty_like(cps)
         prev[0] = 0x20
         prev[1:] = cps[:-1]
-        bi_keys, bi_vals, ctx_keys, ctx_vals = self._arrays()
         keys = prev * _PAIR_BASE + cps
         lp = _lookup(bi_keys, bi_vals, keys, np.nan)
         miss = np.isnan(lp)
@@ -419,7 +436,7 @@ def _context_costs(text: str) -> float:
 
 class _TableStack:
     """:meth:`_Model.pair_cost` of every byte pair for each single-byte (codec, model), filled
-    on demand, one row each of one array.
+    on demand, one column each of one array.
 
     A single-byte decoding maps each byte to one character, so the score of the decoded text is
     the sum over byte pairs of a fixed cost: one histogram of the sample's byte pairs, shared by
@@ -427,13 +444,15 @@ class _TableStack:
     instead of a Python loop over the characters per candidate. Pairs not seen before are
     computed once and kept; rows are made when a (codec, model) is first scored. The costs are
     kept as float16 (to 0.01 nats where they matter; the sums are float64): a row is 128 KB, and
-    the gather moves half the bytes.
+    the gather moves half the bytes. A "row" (a codec under a model) is a column of the array,
+    which is a row per byte pair: the candidates scored together were made together, so a pair's
+    costs under all of them are a cache line or two, not one line per candidate.
     """
 
     _GROW = 16
 
     def __init__(self) -> None:
-        self._values = np.full((0, 65536), np.nan, dtype=np.float16)
+        self._values = np.full((65536, 0), np.nan, dtype=np.float16)
         self._chars: list[list[str]] = []
         self._models: list[_Model] = []
         self._lock = threading.Lock()
@@ -442,29 +461,50 @@ class _TableStack:
         """A new row for ``codec`` decoded and scored by ``model``; its index."""
         with self._lock:
             row = len(self._models)
-            if row == len(self._values):
-                grown = np.full((row + self._GROW, 65536), np.nan, dtype=np.float16)
-                grown[:row] = self._values
+            if row == self._values.shape[1]:
+                grown = np.full((65536, row + self._GROW), np.nan, dtype=np.float16)
+                grown[:, :row] = self._values
                 self._values = grown
             self._chars.append([bytes([b]).decode(codec, "replace") for b in range(256)])
             self._models.append(model)
             return row
 
     def scores(
-        self, rows: npt.NDArray[np.intp], pairs: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+        self,
+        rows: npt.NDArray[np.int64],
+        sample: bytes,
+        kernel: Kernel | None = None,
+        histogram: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
     ) -> npt.NDArray[np.float64]:
-        """The score of the histogram (``pairs``, ``counts``) under each row of ``rows``."""
+        """The score of ``sample`` (its byte-pair ``histogram``, :func:`_pair_histogram`, when
+        already made) under each row of ``rows``.
+
+        The sums are exact, so the same in any order (numpy's product here, the compiled
+        ``kernel``'s loop): a float16 cost is a whole multiple of 2^-24 below 2^16 in magnitude, and
+        a count below 2^13, so every product and partial sum is a multiple of 2^-24 below 2^29,
+        which float64's 53 bits hold. Samples have fewer than ``_EXACT_PAIRS`` pairs."""
+        if kernel is not None:
+            out = np.empty(len(rows))
+            if kernel.pair_scores(self._values.view(np.uint16), rows, sample, out):
+                return out
+            # a pair not scored yet under some row: filled below, then compiled again
+        pairs, counts = _pair_histogram(sample) if histogram is None else histogram
         values = self._values
-        block = values[rows[:, None], pairs]
+        block = values[pairs[:, None], rows]
         missing = np.isnan(block)
         if missing.any():
-            for i, j in zip(*np.nonzero(missing), strict=True):
+            for j, i in zip(*np.nonzero(missing), strict=True):
                 row, pair = int(rows[i]), int(pairs[j])
                 chars = self._chars[row]
-                block[i, j] = values[row, pair] = self._models[row].pair_cost(
-                    chars[pair >> 8], chars[pair & 0xFF]
-                )
-        return np.asarray(block @ counts.astype(np.float64), dtype=np.float64)
+                cost = self._models[row].pair_cost(chars[pair >> 8], chars[pair & 0xFF])
+                block[j, i] = values[pair, row] = max(cost, _FLOAT16_MIN)
+        return np.asarray(counts.astype(np.float64) @ block, dtype=np.float64)
+
+
+#: Byte pairs a sample has at most for :meth:`_TableStack.scores` to be exact (the sample and the
+#: space before it: SAMPLE_BYTES + 1 at most).
+_EXACT_PAIRS = 1 << 13
+_FLOAT16_MIN = -65504.0  # a cost below it would be -inf as float16 (none is near: about -40 at most)
 
 
 def _pair_histogram(sample: bytes) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -486,10 +526,10 @@ def _pooled_row(codec: str, group: str) -> int:
 
 
 @functools.cache
-def _language_rows(codec: str, group: str) -> npt.NDArray[np.intp]:
+def _language_rows(codec: str, group: str) -> npt.NDArray[np.int64]:
     """The rows of a single-byte ``codec`` under each language model of ``group``."""
     stack = _stack()
-    return np.array([stack.add(codec, model) for _, model in _language_models(group)], dtype=np.intp)
+    return np.array([stack.add(codec, model) for _, model in _language_models(group)], dtype=np.int64)
 
 
 # Codecs whose characters take more than one byte: scored character by character.
@@ -563,18 +603,23 @@ def _collapse(m: re.Match[bytes]) -> bytes:
     return run[:4] + b" " + run[-4:]
 
 
-def _sample(data: bytes) -> tuple[bytes, bytes]:
+def _sample(data: bytes, kernel: Kernel | None = None) -> tuple[bytes, bytes]:
     """Tag-stripped, ASCII-thinned bytes to score, ending at a byte that cannot be a trail byte;
     and the ASCII words of the tag-stripped head (lower case, spaces between), which say
-    which Latin-script language the text is in whatever its encoding."""
+    which Latin-script language the text is in whatever its encoding. The compiled ``kernel``
+    strips and thins as the regular expressions do, byte for byte."""
     # The first 8 KB give a full sample for most pages; more of the head only when not, as much
     # as the first 8 KB's yield says it takes.
     size = SCAN_BYTES // 32
     while True:
         head = data[:size]
-        untagged = _TAG.sub(b" ", head)
+        if kernel is not None:
+            untagged = kernel.untag(head)
+        else:
+            untagged = _TAG.sub(b" ", head) if b"<" in head else head
         # all the non-ASCII bytes inside tags (a title attribute, a <meta> description): score those
-        thin = _ASCII_RUN.sub(_collapse, head if untagged.isascii() else untagged)
+        thick = head if untagged.isascii() else untagged
+        thin = kernel.thin(thick) if kernel is not None else _ASCII_RUN.sub(_collapse, thick)
         if len(thin) > SAMPLE_BYTES + 1024 or len(head) < size or size >= SCAN_BYTES:
             break
         size = min(SCAN_BYTES, max(2 * size, size * (SAMPLE_BYTES + 1024) * 5 // (4 * len(thin) + 1)))
@@ -658,6 +703,10 @@ def utf16_shape(data: bytes) -> str | None:
     CJK character models, and the likelier reading wins. Used by the detector and by
     :func:`trawl.decode.charset.decode_document`.
     """
+    return _utf16_shape(data, _compiled())
+
+
+def _utf16_shape(data: bytes, kernel: Kernel | None) -> str | None:
     sample = data[: min(len(data), _UTF16_SHAPE_BYTES) & ~1]
     head = sample[:4096]
     if len(sample) < 16 or len(head.translate(None, _ASCII_BYTES)) < len(head) // 10:
@@ -672,8 +721,13 @@ def utf16_shape(data: bytes) -> str | None:
             text = sample.decode(name)
         except UnicodeDecodeError:
             continue
-        cjk = len(text) - len(_CJK_UNITS.sub("", text))
-        other = len(_PLAIN_ASCII.sub("", text)) - cjk
+        # how many characters are Han, kana, Hangul or full-width, and how many neither that nor
+        # printable ASCII: one table lookup a character (astral ones are neither)
+        kinds = np.bincount(
+            _UTF16_KIND[np.minimum(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32), 0xFFFF)],
+            minlength=3,
+        )
+        cjk, other = int(kinds[_CJK_UNIT]), int(kinds[_OTHER_UNIT])
         share = (cjk / len(text)) if text else 0.0
         if cjk >= 6 and share >= 0.5 and other <= len(text) * 0.02 and (best is None or share > best[0]):
             best = (share, name)
@@ -684,10 +738,9 @@ def utf16_shape(data: bytes) -> str | None:
     models = _models()
     probe = sample[:_UTF16_PROBE_BYTES]
     wide = probe.decode(best[1], "replace")
-    as_wide = max(models[group].score(wide) for _, group in _CJK_LEGACY) + _UTF16_PRIOR
-    single = [c for c in _CANDIDATES if c[1] not in _MULTIBYTE]
-    rows = np.array([_pooled_row(c[1], c[3]) for c in single], dtype=np.intp)
-    rivals = _stack().scores(rows, *_pair_histogram(probe)) + np.array([c[4] for c in single])
+    as_wide = max(models[group].score(wide, kernel) for _, group in _CJK_LEGACY) + _UTF16_PRIOR
+    plan = _plan(_CANDIDATES)
+    rivals = _stack().scores(plan.rows, probe, kernel) + plan.priors[plan.single]
     if rivals.max() >= as_wide:
         return None
     for _, codec, _, group, prior in _CANDIDATES:
@@ -698,7 +751,7 @@ def utf16_shape(data: bytes) -> str | None:
         except UnicodeDecodeError:
             continue
         # valid throughout: only a character cut at the probe's end is left out
-        if models[group].score(probe.decode(codec, "ignore")) + prior >= as_wide:
+        if models[group].score(probe.decode(codec, "ignore"), kernel) + prior >= as_wide:
             return None
     return best[1]
 
@@ -718,8 +771,15 @@ _ASCII_BYTES = bytes(range(0x80))
 _NOT_CJK_ROWS = bytes(
     b for b in range(256) if not (b in (0x30, 0xFF) or 0x4E <= b <= 0x9F or 0xAC <= b <= 0xD7)
 )
-_CJK_UNITS = re.compile("[\u4e00-\u9fff\uac00-\ud7a3\u3000-\u30ff\uff01-\uff9f]")
-_PLAIN_ASCII = re.compile("[\x20-\x7e\t\n\r]")
+# The kind of each BMP character for utf16_shape: Han, kana, Hangul, CJK or full-width punctuation;
+# printable ASCII; anything else (0xFFFF, where astral characters are counted, is that).
+_OTHER_UNIT, _CJK_UNIT, _PLAIN_UNIT = 0, 1, 2
+_UTF16_KIND = np.zeros(0x10000, dtype=np.uint8)
+for _lo, _hi in ((0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x3000, 0x30FF), (0xFF01, 0xFF9F)):
+    _UTF16_KIND[_lo : _hi + 1] = _CJK_UNIT
+del _lo, _hi
+_UTF16_KIND[0x20:0x7F] = _PLAIN_UNIT
+_UTF16_KIND[[0x09, 0x0A, 0x0D]] = _PLAIN_UNIT
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
@@ -752,43 +812,68 @@ class _Evidence:
         return self._value.get(group)
 
 
+_Candidate = tuple[str, str, str | None, str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What :func:`_rank` needs of a tuple of candidates, worked out once per tuple."""
+
+    single: npt.NDArray[np.int64]  # the single-byte candidates' positions
+    rows: npt.NDArray[np.int64]  # their rows of the table stack, under their groups' pooled models
+    multibyte: tuple[tuple[int, str, str], ...]  # (position, codec, group) of the others
+    priors: npt.NDArray[np.float64]
+    mixable: frozenset[int]  # single-byte candidates of a group of several languages
+    latin: frozenset[int]  # candidates of a Latin-script group
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(candidates: tuple[_Candidate, ...]) -> _Plan:
+    single = [i for i, c in enumerate(candidates) if c[1] not in _MULTIBYTE]
+    return _Plan(
+        np.array(single, dtype=np.int64),
+        np.array([_pooled_row(candidates[i][1], candidates[i][3]) for i in single], dtype=np.int64),
+        tuple((i, c[1], c[3]) for i, c in enumerate(candidates) if c[1] in _MULTIBYTE),
+        np.array([c[4] for c in candidates]),
+        frozenset(i for i in single if len(_language_models(candidates[i][3])) > 1),
+        frozenset(i for i, c in enumerate(candidates) if c[3] in _LATIN_GROUPS),
+    )
+
+
 def _rank(
-    data: bytes, candidates: tuple[tuple[str, str, str | None, str, float], ...], evidence: _Evidence
+    data: bytes, candidates: tuple[_Candidate, ...], evidence: _Evidence, kernel: Kernel | None = None
 ) -> npt.NDArray[np.float64]:
     """Each candidate's log-score for ``data``: its group's pooled model, then, for those within
     :data:`MIX_MARGIN` of the best, its group's languages, plus its prior."""
     models = _models()
     stack = _stack()
+    plan = _plan(candidates)
     pooled = np.empty(len(candidates))
-    single = [i for i, c in enumerate(candidates) if c[1] not in _MULTIBYTE]
-    pairs = _pair_histogram(data)
-    rows = np.array([_pooled_row(candidates[i][1], candidates[i][3]) for i in single], dtype=np.intp)
-    pooled[single] = stack.scores(rows, *pairs)
-    for i, (_, codec, _, group, _) in enumerate(candidates):
-        if codec in _MULTIBYTE:
-            text = data.decode(codec, "replace")
-            bad = text.count("\ufffd")
-            # Not this multi-byte encoding: each invalid sequence costs more than a whole page
-            # of valid text could win back; skip the character-by-character scoring.
-            pooled[i] = (
-                -_IMPOSSIBLE * bad if bad >= 3 and bad * 20 >= len(text) else models[group].score(text)
-            )
-    priors = np.array([c[4] for c in candidates])
+    histogram = None if kernel is not None else _pair_histogram(data)
+    pooled[plan.single] = stack.scores(plan.rows, data, kernel, histogram)
+    for i, codec, group in plan.multibyte:
+        text = data.decode(codec, "replace")
+        bad = text.count("\ufffd")
+        # Not this multi-byte encoding: each invalid sequence costs more than a whole page
+        # of valid text could win back; skip the character-by-character scoring.
+        pooled[i] = (
+            -_IMPOSSIBLE * bad if bad >= 3 and bad * 20 >= len(text) else models[group].score(text, kernel)
+        )
+    priors = plan.priors
     total = pooled + priors
     # The group's languages against each other, each weighed by how well the page's ASCII words
     # fit it (Latin-script groups): text is in one language, and the pooled counts let an
     # English word's curly apostrophe lose to a Spanish "í".
     near = np.flatnonzero(total > total.max() - MIX_MARGIN).tolist()
-    mixed = [
-        i for i in near if candidates[i][1] not in _MULTIBYTE and len(_language_models(candidates[i][3])) > 1
-    ]
+    mixed = [i for i in near if i in plan.mixable]
     for i in near:
-        weights = evidence.get(candidates[i][3])
-        if i not in mixed and weights is not None:
-            total[i] += weights[0]
+        if i not in plan.mixable and i in plan.latin:
+            weights = evidence.get(candidates[i][3])
+            if weights is not None:
+                total[i] += weights[0]
     if mixed:
         lang_rows = [_language_rows(candidates[i][1], candidates[i][3]) for i in mixed]
-        own = stack.scores(np.concatenate(lang_rows), *pairs)
+        own = stack.scores(np.concatenate(lang_rows), data, kernel, histogram)
         start = 0
         for i, r in zip(mixed, lang_rows, strict=True):
             scores = own[start : start + len(r)]
@@ -805,6 +890,14 @@ class ModelDetector:
     """trawl's detector: structure first, then trial decoding scored by character models."""
 
     name = "trawl"
+
+    def __init__(self, *, compiled: bool | None = None) -> None:
+        """``compiled`` chooses the scoring: the compiled kernel (:mod:`trawl.decode._detect`)
+        when it was built (the default, ``None``), or the Python one (``False``); both give the
+        same detections (see :func:`compiled_detector_status`)."""
+        self._kernel = None if compiled is False else _compiled()
+        if compiled and self._kernel is None:
+            raise RuntimeError(f"the compiled detector kernel is not available: {compiled_detector_status()}")
 
     def detect(self, data: bytes) -> Detection | None:
         """Guess the encoding of ``data``; ``None`` for empty input."""
@@ -827,13 +920,14 @@ class ModelDetector:
         multibyte = _utf8_multibyte(data)
         if multibyte > 0:
             return Detection("utf-8", 1.0 - 0.5 * 0.1 ** min(multibyte, 6))
-        wide = utf16_shape(data[:SCAN_BYTES])
+        wide = _utf16_shape(data[:SCAN_BYTES], self._kernel)
         if wide is not None:
             return Detection(wide, 0.9)
         return self._legacy(data)
 
     def _legacy(self, data: bytes) -> Detection:
-        sample, words = _sample(data)
+        kernel = self._kernel
+        sample, words = _sample(data, kernel)
         evidence = _Evidence(words)
         # A first pass on the head of the sample shortlists the candidates; only those are
         # scored on the whole sample. The head ends at a byte below 0x40, never a trail byte.
@@ -842,10 +936,10 @@ class ModelDetector:
         candidates = _CANDIDATES
         head = data[:SCAN_BYTES]
         if b"\n" in head and b"\r\n" not in head:  # Unix line ends: not a file DOS wrote
-            candidates = tuple(c for c in _CANDIDATES if c[0] not in _DOS)
+            candidates = _UNIX_CANDIDATES
         if probe is not sample:
             first = sorted(
-                zip(_rank(probe, candidates, evidence).tolist(), range(len(candidates)), strict=True),
+                zip(_rank(probe, candidates, evidence, kernel).tolist(), range(len(candidates)), strict=True),
                 reverse=True,
             )
             if first[0][0] - first[1][0] > PROBE_MARGIN:
@@ -858,7 +952,7 @@ class ModelDetector:
         # decoded text → (log-score, encoding, the log-score of the reading it is named after)
         scored: dict[str, tuple[float, str, float]] = {}
         for (name, codec, strict, _, _), score in zip(
-            candidates, _rank(sample, candidates, evidence).tolist(), strict=True
+            candidates, _rank(sample, candidates, evidence, kernel).tolist(), strict=True
         ):
             text = sample.decode(codec, "replace")
             known = scored.get(text)
@@ -954,6 +1048,72 @@ _NON_LATIN_BLOCKS = re.compile("[\u0370-\u0e7f]")
 _LATIN_CLASS = re.escape("".join(sorted(_LATIN_LETTERS)))
 _NON_LATIN_CLASS = re.escape("".join(sorted(_NON_LATIN_LETTERS)))
 _SCRIPT_MIX = re.compile(f"(?=[{_LATIN_CLASS}][{_NON_LATIN_CLASS}]|[{_NON_LATIN_CLASS}][{_LATIN_CLASS}])")
+
+
+# -- the compiled kernel ---------------------------------------------------------------------------
+
+# The character classes of _context_costs, one byte of flags per code point for the kernel.
+_SMALL_BIT, _CAPITAL_BIT, _LATIN_BIT, _NON_LATIN_BIT = 1, 2, 4, 8
+_NOT_AFTER_BIT, _NOT_BEFORE_BIT, _NON_LATIN_BLOCK_BIT = 16, 32, 64
+
+
+def _char_classes() -> bytes:
+    sets = (
+        (_SMALL_SET, _SMALL_BIT),
+        (_CAPITAL_SET, _CAPITAL_BIT),
+        (_LATIN_LETTERS, _LATIN_BIT),
+        (_NON_LATIN_LETTERS, _NON_LATIN_BIT),
+        (_NOT_AFTER_LETTER, _NOT_AFTER_BIT),
+        (_NOT_BEFORE_LETTER, _NOT_BEFORE_BIT),
+        (frozenset(map(chr, range(0x370, 0xE80))), _NON_LATIN_BLOCK_BIT),  # _NON_LATIN_BLOCKS
+    )
+    flags = bytearray(1 + max(ord(c) for chars, _ in sets for c in chars))
+    for chars, bit in sets:
+        for c in chars:
+            flags[ord(c)] |= bit
+    return bytes(flags)
+
+
+class _CompiledKernel:
+    lock = threading.Lock()
+    state = "unloaded"
+    kernel: Kernel | None = None
+
+
+def _compiled() -> Kernel | None:
+    """The compiled kernel when it was built, else None; ``TRAWL_PURE_PYTHON=1`` always says None."""
+    if _CompiledKernel.state == "unloaded":
+        with _CompiledKernel.lock:
+            if _CompiledKernel.state == "unloaded":
+                _CompiledKernel.state = _load_compiled()
+    return _CompiledKernel.kernel
+
+
+def _load_compiled() -> str:
+    if os.environ.get("TRAWL_PURE_PYTHON"):
+        return "disabled by TRAWL_PURE_PYTHON"
+    try:
+        from trawl.decode import _detect  # noqa: PLC0415 - optional: built on install when it can be
+    except ImportError as exc:
+        return f"not built ({exc})"
+    if getattr(_detect, "VERSION", None) != _KERNEL_VERSION:  # built from an older _detect.pyx
+        return "stale build, rebuild it with pip install -e ."
+    _CompiledKernel.kernel = _detect.Kernel(
+        _char_classes(), _INNER_CAPITAL_LOGP, _CAPS_LOGP, _MISPLACED_LOGP, _SCRIPT_MIX_LOGP
+    )
+    return "ready"
+
+
+#: The interface of ``_detect.pyx`` this module calls: a build that reports another is not used.
+_KERNEL_VERSION = 1
+
+
+def compiled_detector_status() -> str:
+    """``ready`` when :class:`ModelDetector` scores with the compiled kernel
+    (:mod:`trawl.decode._detect`: the sample's regular expressions, the byte-pair sums and the
+    multi-byte lookups in C, the same results), else why it does not."""
+    _compiled()
+    return _CompiledKernel.state
 
 
 @functools.cache
