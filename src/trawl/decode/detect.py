@@ -364,17 +364,22 @@ class _Model:
     def _unigrams(self, cps: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """:meth:`unigram` of each code point; characters not seen before are added to the table."""
         table = self._uni_sorted
-        if table is not None:
-            values = _lookup(table[0], table[1], cps, np.nan)
-            if not np.isnan(values).any():
-                return values
-        for cp in np.unique(cps).tolist():
-            self.unigram(chr(cp))
-        items = sorted((ord(c), v) for c, v in self._uni.items())
-        table = self._uni_sorted = (
-            np.array([k for k, _ in items], dtype=np.int64),
-            np.array([v for _, v in items]),
-        )
+        if table is None:
+            wanted = sorted({ord(c) for c in self._uni} | set(np.unique(cps).tolist()))
+            keys, values = np.empty(0, dtype=np.int64), np.empty(0)
+        else:
+            found = _lookup(table[0], table[1], cps, np.nan)
+            missing = np.isnan(found)
+            if not missing.any():
+                return found
+            wanted = np.unique(cps[missing]).tolist()
+            keys, values = table
+        # merged into the sorted table, not sorted again whole: a page of CJK text meets new
+        # characters on many calls, and the table of a CJK group has thousands
+        keys = np.concatenate([keys, np.array(wanted, dtype=np.int64)])
+        values = np.concatenate([values, np.array([self.unigram(chr(cp)) for cp in wanted])])
+        order = np.argsort(keys, kind="stable")
+        table = self._uni_sorted = (keys[order], values[order])
         return _lookup(table[0], table[1], cps, np.nan)
 
 
