@@ -18,7 +18,16 @@ from pathlib import Path
 import pytest
 
 from trawl.langid import get_identifier
-from trawl.langid.corpus import DEFAULT_TATOEBA, DEFAULT_UDHR, bucket_of, load_tatoeba, load_udhr, snippet
+from trawl.langid.corpus import (
+    DEFAULT_TATOEBA,
+    DEFAULT_UDHR,
+    bucket_of,
+    load_tatoeba,
+    load_udhr,
+    mixed_documents,
+    snippet,
+)
+from trawl.langid.passages import language_spans
 
 PINS = json.loads(Path(__file__).with_name("langid_gate.json").read_text())
 
@@ -75,3 +84,26 @@ def test_tatoeba_accuracy_does_not_regress(tatoeba: list[tuple[str, str]], bucke
     accuracy = sum(sum(v) / len(v) for v in right.values()) / len(right)
     pinned = PINS["tatoeba"]["default"][bucket]
     assert accuracy >= pinned, f"Tatoeba {bucket}: {accuracy:.4f} < pinned {pinned}"
+
+
+def test_passages_do_not_regress() -> None:
+    """Documents of one to three languages (lines of UDHR second halves): the share of letters
+    whose passage has the paragraph's language; ``python bench/langid_passages.py`` prints it
+    beside the peers' and the false switches on real one-language pages."""
+    if not DEFAULT_UDHR.is_dir():
+        pytest.skip(f"corpus not found: {DEFAULT_UDHR} (../shared/data is not checked out)")
+    files: dict[str, list[str]] = defaultdict(list)
+    for t in load_udhr(DEFAULT_UDHR):
+        if t.label in PINS["languages"] and len(t.test) >= 1000:
+            files[t.label].append(t.test)
+    right = total = 0
+    for text, truth in mixed_documents(files, PINS["passages"]["documents"], seed=PINS["seed"]):
+        spans = language_spans(text)
+        for start, end, lab in truth:
+            for x in range(start, end):
+                if text[x].isalpha():
+                    total += 1
+                    right += any(s.start <= x < s.end and s.lang == lab for s in spans)
+    accuracy = right / total
+    pinned = PINS["passages"]["default"]
+    assert accuracy >= pinned, f"passages: {accuracy:.4f} of letters right < pinned {pinned}"

@@ -29,6 +29,7 @@ __all__ = [
     "load_catalogs",
     "load_tatoeba",
     "load_udhr",
+    "mixed_documents",
     "snippet",
     "split_half",
 ]
@@ -175,3 +176,33 @@ def load_catalogs(per_label: int = 200, seed: int = 0, root: Path = DEFAULT_LOCA
             ordered = sorted(texts)
             out[label] = rng.sample(ordered, min(per_label, len(ordered))) if per_label else ordered
     return out
+
+
+def mixed_documents(
+    texts: dict[str, list[str]], n: int, seed: int = 0, sentences: bool = False
+) -> list[tuple[str, list[tuple[int, int, str]]]]:
+    """Documents of one to three languages for judging per-passage identification: each of
+    2-5 paragraphs (1-5 lines) is in one of the document's languages, every language at least
+    once. ``texts``: per label, long texts to cut snippets of 30-250 characters from (UDHR second
+    halves), or with ``sentences`` short sentences of which a line joins 1-4. Returns each
+    document's text and its truth, ``(start, end, label)`` per paragraph."""
+    rng = random.Random(seed)
+    labels = sorted(lab for lab, v in texts.items() if v)
+    docs: list[tuple[str, list[tuple[int, int, str]]]] = []
+    for _ in range(n):
+        k = rng.choice([1, 2, 2, 3])
+        langs = rng.sample(labels, k)
+        text, truth = "", []
+        for j in range(rng.randint(max(k, 2), 5)):
+            lab = langs[j] if j < k else rng.choice(langs)
+            lines = []
+            for _ in range(rng.randint(1, 5)):
+                if sentences:
+                    lines.append(" ".join(rng.choice(texts[lab]) for _ in range(rng.randint(1, 4))))
+                else:
+                    lines.append(snippet(rng.choice(texts[lab]), rng.randint(30, 250), rng))
+            start = len(text)
+            text += "\n".join(lines) + "\n"
+            truth.append((start, len(text), lab))
+        docs.append((text, truth))
+    return docs

@@ -416,6 +416,11 @@ class DefaultIdentifier:
     def languages(self) -> frozenset[str]:
         return frozenset(self.labels) - {NO_LANGUAGE}
 
+    def warm(self) -> None:
+        """Build what the first text would (the compiled vocabulary's hash table), so that a
+        pipeline step pays it when it is made, not inside its first document."""
+        self.model.kernel_status()
+
     def _floor(self, log_features: float) -> float:
         """The lowest coverage supported text of this length shows (0: no floor known)."""
         n = math.expm1(log_features)

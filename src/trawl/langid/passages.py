@@ -213,14 +213,19 @@ def _two_pass_spans(
 
 
 def language_spans(
-    text: str, identifier: LanguageIdentifier | None = None, switch_cost: float = SWITCH_COST
+    text: str,
+    identifier: LanguageIdentifier | None = None,
+    switch_cost: float = SWITCH_COST,
+    two_pass: bool = True,
 ) -> list[Span]:
-    """The language spans of ``text`` (see the module docstring)."""
+    """The language spans of ``text`` (see the module docstring); ``two_pass=False`` identifies
+    every unit with the full identifier even when it is the default one (slower, and noisier on
+    a page's short lines: ``bench/langid_passages.py`` compares the two)."""
     ident = identifier or get_identifier("default")
     pieces = units(text)
     if not pieces:
         return []
-    if isinstance(ident, DefaultIdentifier) and ident.broad is not None:
+    if two_pass and isinstance(ident, DefaultIdentifier) and ident.broad is not None:
         return _trim(text, _two_pass_spans(text, pieces, ident, switch_cost))
     results: list[LangResult] = [ident.identify(text[a:b]) for a, b in pieces]
     weights = [max(1, _letters(text[a:b])) for a, b in pieces]
@@ -311,6 +316,8 @@ class LanguageTagger(Step):
         self, method: str = "default", max_chars: int = 100_000, switch_cost: float = SWITCH_COST
     ) -> None:
         self.identifier = get_identifier(method)
+        if isinstance(self.identifier, DefaultIdentifier):
+            self.identifier.warm()
         self.max_chars = max_chars
         self.switch_cost = switch_cost
 
