@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from typing import Any
 
 __all__ = ["SCRIPT_RANGES", "dominant_script", "script_counts", "script_of"]
 
@@ -64,16 +65,34 @@ def script_counts(text: str) -> Counter[str]:
             counts["Latin"] = n
         return counts
     # Each distinct character once (counted by Counter in C), in the order of its first
-    # occurrence, so the scripts come in the order they first occur, as they would char by char.
+    # occurrence, so the scripts come in the order they first occur, as they would char by char;
+    # each character's script is looked up once per process (_SCRIPT_OF)
+    get = _SCRIPT_OF.get
     for ch, n in Counter(text).items():
-        if ch.isascii():
-            if ch.isalpha():
-                counts["Latin"] += n
-            continue
-        name = script_of(ch)
+        name = get(ch, _UNSEEN)
+        if name is _UNSEEN:
+            name = _script_of_char(ch)
+            if len(_SCRIPT_OF) < _SCRIPT_OF_MAX:
+                _SCRIPT_OF[ch] = name
         if name is not None:
-            counts["Kana" if name in ("Hiragana", "Katakana") else name] += n
+            counts[name] += n
     return counts
+
+
+def _script_of_char(ch: str) -> str | None:
+    """The script :func:`script_counts` counts ``ch`` in (Kana for both syllabaries; ASCII
+    letters Latin, other ASCII nothing)."""
+    if ch.isascii():
+        return "Latin" if ch.isalpha() else None
+    name = script_of(ch)
+    return "Kana" if name in ("Hiragana", "Katakana") else name
+
+
+_UNSEEN = object()
+#: character -> script, filled as characters are met (at most _SCRIPT_OF_MAX: a text of every
+#: Han character would otherwise grow it without end)
+_SCRIPT_OF: dict[str, Any] = {}
+_SCRIPT_OF_MAX = 65536
 
 
 def dominant_script(text: str) -> tuple[str | None, float]:
