@@ -422,7 +422,9 @@ def test_compiled_feature_rows_equal_the_numpy_rows(monkeypatch: pytest.MonkeyPa
     for markup, (x1, (x2, best)) in zip(pages, compiled, strict=True):
         y1, (y2, best_numpy) = both_stages(markup)
         # The same operations in the same order; libm and numpy's log may differ in the last bit.
-        assert np.allclose(x1, y1, rtol=1e-13, atol=0) and np.allclose(x2, y2, rtol=1e-13, atol=0)
+        # Stage 2's window means are differences of running sums over the page (up to a few
+        # hundred): a last-bit difference there is ~1e-14 absolute, large beside a mean near 0.
+        assert np.allclose(x1, y1, rtol=1e-13, atol=0) and np.allclose(x2, y2, rtol=1e-13, atol=1e-12)
         assert best == best_numpy
     # thousands of blocks from the WCXB pages; the hand-made edge pages alone give a few dozen
     assert sum(len(x1) for x1, _ in compiled) > (1000 if DATA.is_dir() else 20)
@@ -477,11 +479,13 @@ def test_deep_nesting_and_attribute_floods_are_flattened_before_parsing() -> Non
     flood = f"<body><div {attributes}>flooded</div><p>after</p></body>"
     ex = extract(flood)
     assert ex.cutoff == (None if blocks._compiled() is not None else "attributes")
-    assert "flooded" in ex.text and "after" in ex.text
+    # Both blocks reach the classifier (page_text: every block); whether it keeps a one-word
+    # <div> beside a one-word <p> is the model's call, not the guard's.
+    assert ex.page_text.split() == ["flooded", "after"] and "after" in ex.text
     classes = " ".join(f'class="c{i}"' for i in range(20_000))
     ex = extract(f"<body><div {classes}>flooded</div><p>after</p></body>")
     assert ex.cutoff == "attributes"
-    assert "flooded" in ex.text and "after" in ex.text
+    assert ex.page_text.split() == ["flooded", "after"] and "after" in ex.text
     normal = extract(_EDGE_PAGES[10])
     assert normal.cutoff is None
 
