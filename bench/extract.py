@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import re
 import sys
 import time
@@ -67,11 +68,39 @@ def load(limit: int | None = None, split: str = "all") -> list[tuple[str, str, d
 # --------------------------------------------------------------------------- training
 
 
-def _label(block_words: list[str], truth_text: str, truth_grams: set[tuple[str, ...]]) -> float:
-    """1 when the block's words are in the true content (as a phrase, or by its word 3-grams)."""
+#: Short blocks are labelled by where they occur in the truth: as a line or a table cell of it, or
+#: at either end of one (``truth_edges``), not anywhere inside its text.
+EDGE_LABELS = os.environ.get("TRAWL_EDGE_LABELS", "1") == "1"
+
+
+def truth_edges(gold: str) -> set[str]:
+    """The truth's lines and table cells (split at " | "), and their first and last one to four
+    words: where a short block of content (a heading, a list item, a cell) is found in it."""
+    out: set[str] = set()
+    for part in re.split(r"\n| \| ", gold):
+        pw = words(part)
+        out.add(" ".join(pw))
+        for k in range(1, min(4, len(pw)) + 1):
+            out.add(" ".join(pw[:k]))
+            out.add(" ".join(pw[-k:]))
+    out.discard("")
+    return out
+
+
+def _label(
+    block_words: list[str],
+    truth_text: str,
+    truth_grams: set[tuple[str, ...]],
+    edges: set[str] | None = None,
+) -> float:
+    """1 when the block's words are in the true content: by its word 3-grams; a block of up to
+    four words as a phrase, at an edge of a line or cell of the truth when ``edges`` are given
+    (:func:`truth_edges`; "Share" or "Contact" is not content because the article uses the word)."""
     if not block_words:
         return 0.0
     if len(block_words) <= 4:
+        if edges is not None:
+            return 1.0 if " ".join(block_words) in edges else 0.0
         return 1.0 if f" {' '.join(block_words)} " in truth_text else 0.0
     grams = [tuple(block_words[i : i + 3]) for i in range(len(block_words) - 2)]
     hit = sum(g in truth_grams for g in grams)
@@ -321,7 +350,8 @@ def train(args: argparse.Namespace) -> int:
         tw = words(truth.get("main_content") or "")
         text = f" {' '.join(tw)} "
         grams = {tuple(tw[i : i + 3]) for i in range(len(tw) - 2)}
-        labels = [_label(words(b.text), text, grams) for b in page.blocks]
+        edges = truth_edges(truth.get("main_content") or "") if EDGE_LABELS else None
+        labels = [_label(words(b.text), text, grams, edges) for b in page.blocks]
         parsed.append((num, page, labels, truth))
         true_words.append(max(len(tw), 1))
     xs, ys, ws, sites, gold = [], [], [], [], []

@@ -66,7 +66,8 @@ def build_cache(split: str) -> None:
         text = f" {' '.join(tw)} "
         grams = {tuple(tw[i : i + 3]) for i in range(len(tw) - 2)}
         bw = [words(b.text) for b in page.blocks]
-        labels = [bench._label(x, text, grams) for x in bw]
+        edges = bench.truth_edges(gold) if bench.EDGE_LABELS else None
+        labels = [bench._label(x, text, grams, edges) for x in bw]
         bte = body_text_extraction(html).text
         out.append(
             {

@@ -157,6 +157,7 @@ class ExtractConfig:
     enabled: bool = True
     method: str = ""
     format: str = ""
+    comments: bool = False
 
 
 @dataclass(slots=True)

@@ -44,6 +44,14 @@ def register(sub: Any) -> None:
     )  # fmt: skip
     p.add_argument("--format", dest="fmt", choices=("text", "markdown"), default="text", help="output format")
     p.add_argument(
+        "--comments",
+        action="store_true",
+        default=None,
+        help="keep readers' comments under an article (default: left out, as the article-body convention "
+        "of most tools and benchmarks; [extract] comments in the configuration); a forum's posts are "
+        "kept either way",
+    )
+    p.add_argument(
         "--plot",
         metavar="DIR",
         type=Path,
@@ -110,6 +118,7 @@ def extract_file(path: str, args: argparse.Namespace, steps: OneByOne | None = N
         fmt=args.fmt,
         time_limit=args.time_limit,
         keep_curve=args.plot is not None,
+        comments=bool(args.comments),
     )
     row.update(ex.as_dict())
     row["encoding"] = doc.encoding
@@ -144,8 +153,11 @@ def _plot_path(folder: Path, path: str, fmt: str, taken: set[Path]) -> Path:
 
 
 def _decoding(args: argparse.Namespace) -> OneByOne:
-    """Ingest's sniffing and decoding steps, from the configuration (``--config``, ``--set``)."""
+    """Ingest's sniffing and decoding steps, from the configuration (``--config``, ``--set``);
+    ``--comments`` not given takes ``[extract] comments`` from it."""
     config = load_config(getattr(args, "config", None), overrides=getattr(args, "overrides", ()))
+    if getattr(args, "comments", None) is None:
+        args.comments = config.extract.comments
     return OneByOne(decode_steps(config))
 
 

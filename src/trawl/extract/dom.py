@@ -18,18 +18,29 @@ from trawl.extract import _forest, _weights
 from trawl.extract.features import (
     STAGE1_NAMES,
     STAGE2_NAMES,
+    boiler_hits,
+    container_hints,
     first_occurrences,
     inside_container,
     stage1_matrix,
     stage2_matrix,
 )
 from trawl.extract.forest import Forest
-from trawl.html.blocks import BLOCK_TAGS, Block, PageBlocks, compiled_walk
+from trawl.html.blocks import (
+    ANCESTOR_GROUPS,
+    BLOCK_TAGS,
+    FINE_HINT_NAMES,
+    HINT_NAMES,
+    Block,
+    PageBlocks,
+    compiled_walk,
+)
 
 __all__ = [
     "Classified",
     "blocks_at",
     "classify_blocks",
+    "comment_index",
     "expected_f1",
     "expected_f1_bar",
     "render",
@@ -42,6 +53,8 @@ _STAGE1 = Forest.from_module(_forest, STAGE1_NAMES)
 _W2 = np.array([_weights.STAGE2.get(n, 0.0) for n in STAGE2_NAMES + STAGE1_NAMES])
 _W2_STAGE2, _W2_STAGE1 = _W2[: len(STAGE2_NAMES)], _W2[len(STAGE2_NAMES) :]
 _LINE_TAGS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
+_COMMENTS_BIT = 1 << (len(HINT_NAMES) + FINE_HINT_NAMES.index("comments"))
+_FORM_BIT = 1 << ANCESTOR_GROUPS["form"]
 #: Per tag index (:data:`~trawl.html.blocks.BLOCK_TAGS`, the body's -1 last): a line-like tag.
 _LINE_INDEX = np.array([t in _LINE_TAGS for t in (*BLOCK_TAGS, "body")], dtype=bool)
 
@@ -212,8 +225,33 @@ def select_index(
     return [i for i, c, s in zip(index, same, short, strict=True) if s or first[c] == i]
 
 
-def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classified:
-    """Score every block of ``page`` and keep the content ones (see :func:`select`)."""
+def comment_index(page: PageBlocks, container: int) -> list[int]:
+    """The blocks of readers' comments on ``page``: under an element whose class or id names
+    comments (``comment…``, ``respond``, ``disqus``) and that does not hold the content container
+    (the posts of a forum thread, which the classifier keeps as the content, are not "comments"
+    to it), with at least four words, mostly not links, outside forms (the comment form's
+    labels) and not naming boilerplate ("Leave a reply"). The commenter's name and the time,
+    usually links or a line of two or three words, stay out."""
+    if not page.texts:
+        return []
+    el = page.element
+    words = page.words
+    rel = container_hints(page, container)[el]
+    chosen = (rel & _COMMENTS_BIT) > 0
+    chosen &= (words >= 4) & (2 * page.link_words < words) & ((page.inside[el] & _FORM_BIT) == 0)
+    at = np.flatnonzero(chosen).tolist()
+    if not at:
+        return []
+    named = set(boiler_hits(page.texts, [i for i in at if words[i] <= 12]))
+    return [i for i in at if i not in named]
+
+
+def classify_blocks(
+    page: PageBlocks, threshold: float | None = None, *, comments: bool = False
+) -> Classified:
+    """Score every block of ``page`` and keep the content ones (see :func:`select`); with
+    ``comments``, readers' comments too (:func:`comment_index`), which an article's main content
+    leaves out."""
     thr = _weights.THRESHOLD if threshold is None else threshold
     thr_main = getattr(_weights, "THRESHOLD_MAIN", None) if threshold is None else None
     thr_out = getattr(_weights, "THRESHOLD_OUTSIDE", None) if threshold is None else None
@@ -229,6 +267,10 @@ def classify_blocks(page: PageBlocks, threshold: float | None = None) -> Classif
     index = select_index(
         page, p2, best, thr, threshold_main=thr_main, threshold_outside=thr_out, page_bar_scale=bar_scale
     )
+    if comments:
+        extra = comment_index(page, best)
+        if extra:
+            index = sorted({*index, *extra})
     w = page.words[index]
     words = int(w.sum())
     score = float(np.dot(p2[index], w)) / words if words else 0.0

@@ -14,6 +14,11 @@ Methods:
     text (a page whose blocks all look like boilerplate to it), and the page's text is returned
     whole when neither finds anything.
 
+Readers' comments under an article are not its main content (the convention of most tools and
+benchmarks, trafilatura's and WCXB's among them): by default they are left out; ``comments=True``
+keeps them (:func:`~trawl.extract.dom.comment_index`: the text of elements named for comments
+that do not hold the content itself). The posts of a forum thread are its content either way.
+
 Every result says which method decided, its score (0..1), for the block classifier the word F1
 its probabilities expect of the kept blocks (``expected_f1``), and the character span of the content
 in the page text (all of the page's text blocks, one per line), so a document's extraction can be
@@ -130,8 +135,10 @@ def extract(
     time_limit: float = DEFAULT_TIME_LIMIT,
     keep_curve: bool = False,
     metadata: bool = True,
+    comments: bool = False,
 ) -> Extraction:
-    """The main content, title, author and date of one page (see the module docstring)."""
+    """The main content, title, author and date of one page (see the module docstring);
+    ``comments``: keep readers' comments as well."""
     _check(method, fmt)
     if isinstance(markup, bytes):
         markup = markup.decode("utf-8", "replace")
@@ -140,7 +147,13 @@ def extract(
     # scripts stay (metadata reads them); BTE and slope see the page as it came.
     page = read_page(markup, url or "", max_chars=max_chars, metadata=metadata, links=False)
     return extract_page(
-        page, method=method, fmt=fmt, max_blocks=max_blocks, time_limit=time_limit, keep_curve=keep_curve
+        page,
+        method=method,
+        fmt=fmt,
+        max_blocks=max_blocks,
+        time_limit=time_limit,
+        keep_curve=keep_curve,
+        comments=comments,
     )
 
 
@@ -159,11 +172,12 @@ def extract_page(
     max_blocks: int = DEFAULT_MAX_BLOCKS,
     time_limit: float = DEFAULT_TIME_LIMIT,
     keep_curve: bool = False,
+    comments: bool = False,
 ) -> Extraction:
     """The main content of a page already read (:func:`~trawl.html.page.read_page`): its text
     blocks classified, its title, author and date as read. The time the read took counts against
     ``time_limit``; a page with more than ``max_blocks`` blocks is classified on its first ones
-    (its blocks are cut to them)."""
+    (its blocks are cut to them). ``comments``: keep readers' comments as well."""
     _check(method, fmt)
     t0 = time.perf_counter() - page.seconds
     result = Extraction(parser=page.parser)
@@ -190,7 +204,7 @@ def extract_page(
         result.method, result.text = "page", page_text
         result.span = (0, len(page_text)) if page_text else None
         return result
-    classified = classify_blocks(blocks)
+    classified = classify_blocks(blocks, comments=comments)
     result.probs = classified.probs
     kept_words = classified.words
     result.method, result.score = "dom", classified.score
@@ -232,7 +246,8 @@ class ContentExtractor(Step):
     short also gets a line in ``doc.errors``. After :class:`~trawl.convert.html.HtmlConverter` it
     classifies the page that stage read (``doc.page``: one parse per page); on its own it reads
     the page itself, from the characters the charset decoder left in ``doc.markup`` or decoding
-    them now. Other documents pass untouched.
+    them now. Other documents pass untouched. ``comments=True`` (``[extract] comments``) keeps
+    readers' comments under an article, which the main content leaves out by default.
     """
 
     name: ClassVar[str] = "extract"
@@ -245,6 +260,7 @@ class ContentExtractor(Step):
         max_chars: int = DEFAULT_MAX_CHARS,
         max_blocks: int = DEFAULT_MAX_BLOCKS,
         time_limit: float = DEFAULT_TIME_LIMIT,
+        comments: bool = False,
     ) -> None:
         if method not in METHODS:
             raise ConfigError(f"extract.method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -260,6 +276,7 @@ class ContentExtractor(Step):
         self.max_chars = max_chars
         self.max_blocks = max_blocks
         self.time_limit = time_limit
+        self.comments = comments
 
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
@@ -273,6 +290,7 @@ class ContentExtractor(Step):
             fmt=self.fmt,
             max_blocks=self.max_blocks,
             time_limit=self.time_limit,
+            comments=self.comments,
         )
         doc.text = ex.text
         if ex.title:

@@ -20,16 +20,19 @@ from typing import Any
 
 import numpy as np
 
-from trawl.html.blocks import BLOCK_TAGS, HINT_NAMES, PageBlocks, compiled_walk, trie_pattern
+from trawl.html.blocks import BLOCK_TAGS, FINE_HINT_NAMES, HINT_NAMES, PageBlocks, compiled_walk, trie_pattern
 
 __all__ = [
     "N_BLOCK_FEATURES",
     "STAGE1_NAMES",
     "STAGE2_NAMES",
     "boiler_hits",
+    "container_hints",
     "container_of",
+    "content_region",
     "first_occurrences",
     "inside_container",
+    "relative_hints",
     "stage1_matrix",
     "stage2_matrix",
     "subtree_end",
@@ -44,6 +47,8 @@ _N_TAGS = 8
 _TAG_NAMES = ("heading", "p", "li", "cell", "pre", "div", "body", "other")
 _ANCESTOR_TAGS = ("li", "table", "form", "blockquote")
 
+#: The hint families read relative to the content container (stage 2's ``rel_*``).
+_REL_HINTS = ("nav", "footer", "side", "comment", "social", "meta", "ad", *FINE_HINT_NAMES)
 _NAV = 1 << HINT_NAMES.index("nav")
 _SIDE = 1 << HINT_NAMES.index("side")
 _COMMENT = 1 << HINT_NAMES.index("comment")
@@ -86,6 +91,7 @@ STAGE1_NAMES: tuple[str, ...] = (
     "boiler_phrase",
     "under_boiler_heading",
     "content_heading_before",
+    "digit_share",
     "in_unit",
 )
 #: How many of :data:`STAGE1_NAMES` are block features (the rest describe the holding element).
@@ -109,6 +115,7 @@ STAGE2_NAMES: tuple[str, ...] = (
     "gap_next",
     "in_main_run",
     "unit_after_main",
+    *(f"rel_{n}" for n in _REL_HINTS),
 )
 #: Short texts that name boilerplate: a block saying only this, or the section under a heading
 #: saying it ("Related articles", "Leave a reply", "Follow us"), is rarely the page's content.
@@ -315,9 +322,30 @@ def stage1_matrix(page: PageBlocks) -> Any:
     else:
         _stage1_numpy(page, x, firsts=firsts, boiler=boiler, group=group, sib=sib, parent_words=parent_words,
                       el_ld=el_ld)  # fmt: skip
+    _digit_column(page, x)
     cols.in_unit = unit_el[el]
     x[:, len(STAGE1_NAMES) - 1] = cols.in_unit
     return x
+
+
+_DIGIT_COLUMN = STAGE1_NAMES.index("digit_share")
+
+
+def _digit_column(page: PageBlocks, x: Any) -> None:
+    """Stage 1's ``digit_share``: the share of a block's characters that are ASCII digits. A line
+    of a date and a time ("31. Mai 2012, 19:49", "23.10.2018"), a counter or a price is mostly
+    digits, in any language; running text is not. One pass over the page's joined text."""
+    texts = page.texts
+    joined = "\n".join(texts)
+    if joined.isascii():
+        data = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    else:
+        data = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    ends = np.cumsum(lengths + 1) - 1
+    cum = np.concatenate(([0], np.cumsum((data >= 48) & (data <= 57))))
+    digits = cum[ends] - cum[ends - lengths]
+    x[:, _DIGIT_COLUMN] = digits / np.maximum(lengths, 1)
 
 
 def first_occurrences(page: PageBlocks) -> Any:
@@ -507,6 +535,7 @@ def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
             inside_el.view(np.uint8), cols.parent, page.ancestor_hints, cols.in_unit, best, share,
             float((p1 * w).sum()), x, _NAV, _SIDE, _COMMENT,
         )  # fmt: skip
+        _relative_columns(page, best, x)
         return x, best
     inside = inside_el[el].astype(np.float64)
     key = cols.parent[el] + 1
@@ -558,4 +587,77 @@ def stage2_matrix(page: PageBlocks, p1: Any) -> tuple[Any, int]:
         x[:, 17] = cols.in_unit * before
     else:
         x[:, 17] = 0.0
+    _relative_columns(page, best, x)
     return x, best
+
+
+_REL_BITS = [(*HINT_NAMES, *FINE_HINT_NAMES).index(n) for n in _REL_HINTS]
+_REL_FIRST = 18  # the first rel_* column of stage 2
+
+
+def relative_hints(page: PageBlocks, root: int) -> Any:
+    """Per element, the hint bits of its ancestors (itself included) that do not hold element
+    ``root`` (the content container): the hints that set it apart from the content. Inside the
+    container these are the hints of the boxes within it (an author box, a related list, the
+    comments under an article), where the union over all ancestors also carries every wrapper
+    above it (a page-wide ``content`` or ``comments-open`` class)."""
+    hints = page.hints
+    end = page.end
+    n_el = len(hints)
+    idx = np.arange(n_el)
+    # Neither the wrappers that hold the container nor anything inside one of three or more like
+    # siblings (same parent, tag and hints: the posts of a thread, each named "comment", with
+    # their "comment-body" and "comment-author" inside) is a box: an article's comment section is
+    # named by its own wrapper, which the article's container does not hold.
+    units = np.flatnonzero(_like_siblings(page) >= 3)
+    in_unit = np.cumsum(np.bincount(units, minlength=n_el + 1) - np.bincount(end[units], minlength=n_el + 1))
+    boxes = ~((idx <= root) & (end > root)) & (in_unit[:n_el] == 0)
+    out = np.zeros(n_el, dtype=np.int64)
+    for k in _REL_BITS:
+        at = np.flatnonzero(((hints >> k) & 1).astype(bool) & boxes)
+        if not len(at):
+            continue
+        cover = np.cumsum(np.bincount(at, minlength=n_el + 1) - np.bincount(end[at], minlength=n_el + 1))
+        out |= (cover[:n_el] > 0).astype(np.int64) << k
+    return out
+
+
+def content_region(page: PageBlocks, root: int) -> int:
+    """The element that holds the content container ``root`` and the same-tag siblings it is
+    one of: a container that is one of three or more like elements under one parent (one post of
+    a thread, one card of a list) stands for them all, and the boxes are what lies beside them."""
+    parent = page.parent
+    tags = page.tag_index
+    while root > 0:
+        up = int(parent[root])
+        if up < 0 or np.count_nonzero((parent == up) & (tags == tags[root])) < 3:
+            break
+        root = up
+    return root
+
+
+def _like_siblings(page: PageBlocks) -> Any:
+    """Per element, how many elements (itself included) share its parent, tag and hint bits."""
+    key = (page.parent * len(_CODE_TAGS) + page.tag_index + 1) * 1_000_003 ^ page.hints
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    like = counts[inverse]
+    like[0] = 1  # the body
+    return like
+
+
+def container_hints(page: PageBlocks, root: int) -> Any:
+    """:func:`relative_hints` of the content region of container ``root`` (:func:`content_region`),
+    computed once per page and container (cached)."""
+    cached = page.cache.get("relative_hints")
+    if cached is not None and cached[0] == root:
+        return cached[1]
+    rel = relative_hints(page, content_region(page, root))
+    page.cache["relative_hints"] = (root, rel)
+    return rel
+
+
+def _relative_columns(page: PageBlocks, best: int, x: Any) -> None:
+    """Stage 2's ``rel_*`` columns: per block, the :func:`relative_hints` bits of its element."""
+    rel = container_hints(page, best)[page.element]
+    for j, k in enumerate(_REL_BITS):
+        x[:, _REL_FIRST + j] = (rel >> k) & 1

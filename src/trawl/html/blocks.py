@@ -49,6 +49,7 @@ from trawl.html.nesting import MAX_ATTRIBUTES, MAX_DEPTH, flatten_utf8
 __all__ = [
     "ANCESTOR_GROUPS",
     "BLOCK_TAGS",
+    "FINE_HINT_NAMES",
     "HIDDEN_BIT",
     "HINT_NAMES",
     "Block",
@@ -141,12 +142,41 @@ _HINT_WORDS = (
     "modal popup overlay drawer offcanvas lightbox dialog",
     "tabpanel tab-pane tab-panel tabs-panel tab-content tabcontent accordion",
 )
-_KEYWORD_BITS = {w: 1 << k for k, words in enumerate(_HINT_WORDS) for w in words.split()}
+#: Narrower families, in the bits after :data:`HINT_NAMES`: the boxes that trafilatura's discard
+#: rules and readability's name (a related list, an author box, a share bar, a newsletter box,
+#: the comments, a caption, a rating prompt). The classifier reads them
+#: relative to the page's content container (``features.relative_hints``), where the broad
+#: families above are mostly content (an Elementor page's ``widget`` wraps its text; a ``meta``
+#: class wraps a post). Their keywords mostly carry a broad family's bit as well.
+FINE_HINT_NAMES = (
+    "related", "author", "share", "newsletter", "comments", "caption", "rating", "aside", "figure",
+    "landmark",
+)  # fmt: skip
+_FINE_HINT_WORDS = (
+    "related recommend teaser popular trending",
+    "author byline",
+    "share sharing social addthis shariff",
+    "newsletter subscribe signup sign-up optin mailchimp mc4wp",
+    "comment respond disqus",
+    "caption credit",
+    "rating stars vote voting",
+    "",  # aside, figure, landmark: tags (_SEMANTIC)
+    "",
+    "",
+)
+_KEYWORD_BITS: dict[str, int] = {}
+for _k, _words in enumerate((*_HINT_WORDS, *_FINE_HINT_WORDS)):
+    for _w in _words.split():
+        _KEYWORD_BITS[_w] = _KEYWORD_BITS.get(_w, 0) | 1 << _k
 # Keywords that must be followed by something: "post-12" is a comment (a bare "post" content),
 # "tag"/"tags" only as a whole word, "-ad" only at a word's end. Whole-word "ad"/"ads" is tested
 # on the words of the name (see hint_bits).
 _SUFFIXED = {"post": r"(?:-?\d)?", "tag": r"s?\b", "-ad": r"\b"}
-_SUFFIX_BITS = {"post": 1 << 3, "tag": 1 << 5, "-ad": 1 << 6}
+_SUFFIX_BITS = {
+    "post": 1 << 3,
+    "tag": 1 << 5,
+    "-ad": 1 << 6,
+}
 _NON_WORD = str.maketrans({c: " " for c in "-_.:/#[]()"})
 _AD_WORDS = frozenset(("ad", "ads"))
 _HINT_NAME_CHARS = 400  # utility-class soups run to kilobytes; the hints are in their first words
@@ -180,12 +210,20 @@ def trie_pattern(words: list[str], suffixes: dict[str, str]) -> str:
 _HINTS = re.compile(trie_pattern(sorted({*_KEYWORD_BITS, *_SUFFIXED}), _SUFFIXED))
 _hint_cache: dict[str, int] = {}
 _word_cache: dict[str, int] = {}
-_SEMANTIC = {  # tags that carry a hint by themselves
-    "nav": 1 << 0,
-    "header": 1 << 0,
-    "menu": 1 << 0,
-    "footer": 1 << 1,
-    "aside": 1 << 2,
+
+
+def _fine_bit(name: str) -> int:
+    return 1 << (len(HINT_NAMES) + FINE_HINT_NAMES.index(name))
+
+
+_SEMANTIC = {  # tags that carry a hint by themselves (the narrow families: the tag alone)
+    "nav": 1 << 0 | _fine_bit("landmark"),
+    "header": 1 << 0 | _fine_bit("landmark"),
+    "menu": 1 << 0 | _fine_bit("landmark"),
+    "footer": 1 << 1 | _fine_bit("landmark"),
+    "aside": 1 << 2 | _fine_bit("aside"),
+    "figure": _fine_bit("figure"),
+    "figcaption": _fine_bit("figure"),
     "article": 1 << 7,
     "main": 1 << 7,
 }

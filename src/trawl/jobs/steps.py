@@ -54,7 +54,11 @@ def build_steps(config: Config) -> list[Step]:
     if config.extract.enabled:
         from trawl.extract import ContentExtractor  # noqa: PLC0415 -- loads its weights only when used
 
-        steps.append(ContentExtractor(method=config.extract.method, fmt=config.extract.format))
+        steps.append(
+            ContentExtractor(
+                method=config.extract.method, fmt=config.extract.format, comments=config.extract.comments
+            )
+        )
     if config.langid.enabled:
         from trawl.langid import LanguageTagger  # noqa: PLC0415 -- loads its model only when used
 
