@@ -609,7 +609,8 @@ def relative_hints(page: PageBlocks, root: int) -> Any:
     # siblings (same parent, tag and hints: the posts of a thread, each named "comment", with
     # their "comment-body" and "comment-author" inside) is a box: an article's comment section is
     # named by its own wrapper, which the article's container does not hold.
-    units = np.flatnonzero(_like_siblings(page) >= 3)
+    like = _like_siblings(page)
+    units = np.flatnonzero(like >= 3)
     in_unit = np.cumsum(np.bincount(units, minlength=n_el + 1) - np.bincount(end[units], minlength=n_el + 1))
     boxes = ~((idx <= root) & (end > root)) & (in_unit[:n_el] == 0)
     out = np.zeros(n_el, dtype=np.int64)
@@ -622,26 +623,29 @@ def relative_hints(page: PageBlocks, root: int) -> Any:
     return out
 
 
-def content_region(page: PageBlocks, root: int) -> int:
-    """The element that holds the content container ``root`` and the same-tag siblings it is
-    one of: a container that is one of three or more like elements under one parent (one post of
-    a thread, one card of a list) stands for them all, and the boxes are what lies beside them."""
+def content_region(page: PageBlocks, root: int, like: Any = None) -> int:
+    """The element that holds the content container ``root`` and the like siblings it is one of:
+    a container that is one of three or more elements under one parent with its tag and its
+    (non-empty) hints (one post of a thread, one card of a list) stands for them all, and the
+    boxes are what lies beside them. ``like``: :func:`_like_siblings`, when already computed."""
+    like = _like_siblings(page) if like is None else like
     parent = page.parent
-    tags = page.tag_index
-    while root > 0:
-        up = int(parent[root])
-        if up < 0 or np.count_nonzero((parent == up) & (tags == tags[root])) < 3:
-            break
-        root = up
-    return root
+    while root > 0 and like[root] >= 3:
+        root = int(parent[root])
+    return max(root, 0)
 
 
 def _like_siblings(page: PageBlocks) -> Any:
-    """Per element, how many elements (itself included) share its parent, tag and hint bits."""
-    key = (page.parent * len(_CODE_TAGS) + page.tag_index + 1) * 1_000_003 ^ page.hints
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    like = counts[inverse]
-    like[0] = 1  # the body
+    """Per element, how many elements (itself included) share its parent, tag and hint bits; 1
+    for an element without hints (a page's unnamed layout <div>s are alike, and no unit)."""
+    like = page.cache.get("like_siblings")
+    if like is None:
+        key = (page.parent * len(_CODE_TAGS) + page.tag_index + 1) * 1_000_003 ^ page.hints
+        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        like = counts[inverse]
+        like[page.hints == 0] = 1
+        like[0] = 1  # the body
+        page.cache["like_siblings"] = like
     return like
 
 
