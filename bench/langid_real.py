@@ -47,6 +47,8 @@ from trawl.langid.identify import CavnarTrenkleIdentifier, DefaultIdentifier, La
 from trawl.langid.peers import PEERS, peer
 
 OUT = Path(__file__).resolve().parent / "out"
+
+
 def contestants(only: list[str] | None) -> list[LanguageIdentifier]:
     out: list[LanguageIdentifier] = [DefaultIdentifier(), CavnarTrenkleIdentifier()]
     for name in PEERS:

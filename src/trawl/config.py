@@ -119,6 +119,9 @@ class CrawlConfig:
     policy: str = "adaptive"
     budget: float = 0.0
     focus: list[str] = field(default_factory=list)
+    focus_examples: str = ""
+    focus_threshold: float = 0.0
+    focus_tunnel: int = 2
     resolve: list[str] = field(default_factory=list)
     transport: str = "http"
     store_workers: int = 2

@@ -9,7 +9,7 @@ import random
 import numpy as np
 
 from trawl.crawl.discovery import parse_feed, parse_sitemap
-from trawl.crawl.focus import TopicScorer
+from trawl.crawl.focus import TopicModel
 from trawl.crawl.revisit import (
     ChangeHistory,
     estimate_rate,
@@ -151,10 +151,10 @@ def test_revisit_estimator_recovers_poisson_rates() -> None:
 
 
 def test_focus_prefers_on_topic_links() -> None:
-    scorer = TopicScorer(["honeybee", "swarm", "hive"])
+    scorer = TopicModel(["honeybee", "swarm", "hive"])
     for _ in range(20):
-        scorer.learn("The honeybee swarm left the hive. " * 5, ["bees and their hive"])
-        scorer.learn("Trains run at night across Europe. " * 5, ["night trains"])
+        scorer.learn("The honeybee swarm left the hive. " * 5)
+        scorer.learn("Trains run at night across Europe. " * 5)
     on = scorer.link_score("How a honeybee swarm chooses a hive", "http://a.test/bees", 0.8)
     off = scorer.link_score("Night trains return", "http://a.test/trains", 0.1)
     assert on > off

@@ -133,7 +133,23 @@ def register(sub: Any) -> None:
         "unless a unit is given (e.g. 10000/day)",
     )
     pol.add_argument(
-        "--focus", action="append", metavar="TERM", help="topic terms: fetch on-topic links first"
+        "--focus",
+        action="extend",
+        nargs="+",
+        metavar="TERM",
+        help="topic terms: judge every page against the topic and fetch the links likeliest to lead "
+        "to it first (repeatable)",
+    )
+    pol.add_argument(
+        "--focus-examples",
+        metavar="DIR",
+        help="a folder of example pages (HTML or text) of the topic, with or instead of --focus",
+    )
+    pol.add_argument(
+        "--focus-threshold",
+        type=bounded(float, 0.0, 1.0),
+        metavar="X",
+        help="with a topic: do not follow links scoring below X (0..1; counted as focus/pruned)",
     )
     pol.add_argument(
         "--resolve",
@@ -205,6 +221,7 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         "delay_factor": "delay_factor", "max_crawl_delay": "max_crawl_delay", "max_pages": "max_pages",
         "max_depth": "max_depth", "max_time": "max_seconds", "max_pages_per_host": "max_pages_per_host",
         "transport": "transport", "store_workers": "store_workers", "policy": "policy", "budget": "budget",
+        "focus_threshold": "focus_threshold",
     }  # fmt: skip
     for flag, name in simple.items():
         value = getattr(args, flag, None)
@@ -220,6 +237,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
                        ("exclude", "exclude"), ("focus", "focus"), ("resolve", "resolve")):  # fmt: skip
         if getattr(args, flag):
             out[name] = tuple(getattr(args, flag))
+    if args.focus_examples is not None:
+        out["focus_examples"] = str(Path(args.focus_examples).expanduser().resolve())
     if args.no_robots:
         out["robots"] = False
     if args.no_sitemaps:
@@ -260,6 +279,7 @@ def _progress_table(p: Progress) -> RichTable:
         statuses,
         human_bytes(p.bytes),
         f"{p.seconds:,.0f} s",
+        *([f"harvest {100 * p.harvest:.0f} %"] if p.harvest is not None else []),
     )
     return t
 
@@ -288,6 +308,13 @@ def summary_table(result: CrawlResult) -> RichTable:
     for key in ("fetch/truncated", "fetch/not-modified", "fetch/retry", "discover/new", "store/records"):
         if stats.get(key):
             t.add_row(key, f"{stats.get(key):,}")
+    if stats.get("focus/pages"):  # a focused crawl: its harvest rate and what it pruned
+        judged, relevant = stats.get("focus/pages"), stats.get("focus/relevant")
+        t.add_row(
+            "focus: harvest rate", f"{100 * relevant / judged:.1f} % ({relevant:,} of {judged:,} pages)"
+        )
+        if stats.get("focus/pruned"):
+            t.add_row("focus/pruned", f"{stats.get('focus/pruned'):,}")
     top = sorted(result.per_host.items(), key=lambda kv: -kv[1].get("pages", 0))[:5]
     for host, c in top:
         t.add_row(f"host {host}", f"{c.get('pages', 0):,} pages, {c.get('errors', 0)} errors")

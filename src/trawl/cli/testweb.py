@@ -25,6 +25,14 @@ def register(sub: Any) -> None:
     p.add_argument("--hosts", type=bounded(int, 1), default=100, help="ordinary hosts h0.test … (100)")
     p.add_argument("--pages", type=bounded(int, 2), default=20, help="pages per host (20)")
     p.add_argument("--plain", action="store_true", help="only ordinary hosts (no hostile ones)")
+    p.add_argument(
+        "--topics",
+        type=bounded(int, 0, 8),
+        default=0,
+        help="ordinary hosts write English about one of N subjects (astronomy, cooking, football, "
+        "gardening, finance, medicine, music, computing), linking mostly to their own (for focused "
+        "crawls; 0: the nine-language sites)",
+    )
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=bounded(int, 0, 65535), default=0, help="port (0: any free one)")
     p.add_argument(
@@ -43,7 +51,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    web = TestWeb(args.seed, hosts=args.hosts, pages=args.pages, special=not args.plain)
+    web = TestWeb(args.seed, hosts=args.hosts, pages=args.pages, special=not args.plain, topics=args.topics)
     if args.prerender:
         web.prerender()
     with ServerThread(web, args.address, args.port, args.log) as server:

@@ -54,7 +54,7 @@ from urllib.parse import urljoin, urlsplit
 
 from trawl.config import CrawlConfig
 from trawl.crawl.discovery import CHANGEFREQ_RATE, SitemapEntry, is_feed, next_poll, parse_feed, parse_sitemap
-from trawl.crawl.focus import TopicScorer
+from trawl.crawl.focus import RELEVANT, TopicModel, read_examples
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
 from trawl.crawl.revisit import POLICIES, ChangeHistory, estimate_rate, policy_frequencies, revisit_interval
@@ -133,6 +133,9 @@ class CrawlSettings:
     policy: str = "adaptive"
     budget: float = 0.0
     focus: tuple[str, ...] = ()
+    focus_examples: str = ""  # a folder of example pages of the topic
+    focus_threshold: float = 0.0  # links scoring below it are not followed (pruned)...
+    focus_tunnel: int = 2  # ...once this many off-topic pages in a row led to them
     shard: int = 0
     shards: int = 1
     resolve: tuple[str, ...] = ()
@@ -177,6 +180,12 @@ class CrawlSettings:
         return cls(**values)
 
     def check(self) -> None:
+        if not 0.0 <= self.focus_threshold <= 1.0:
+            raise ConfigError(f"crawl: focus_threshold is a score from 0 to 1, not {self.focus_threshold}")
+        if self.focus_examples and not Path(self.focus_examples).is_dir():
+            raise ConfigError(
+                f"crawl: focus_examples {self.focus_examples!r} is not a folder of example pages"
+            )
         if self.concurrency < 1:
             raise ConfigError(f"crawl: concurrency must be at least 1, not {self.concurrency}")
         if not 0 <= self.shard < self.shards:
@@ -214,6 +223,8 @@ class Progress:
     hosts_waiting: int
     bytes: int
     statuses: dict[str, int]
+    #: with a topic: the share of judged pages on it (None without one)
+    harvest: float | None = None
 
     @property
     def pages_per_second(self) -> float:
@@ -312,7 +323,18 @@ class Crawler:
         self.recover_fn = recover
         self.inbox_dir = inbox_dir
         self.on_progress = on_progress
-        self.focus = TopicScorer(settings.focus) if settings.focus else None
+        self.focus: TopicModel | None = None
+        #: frontier key -> off-topic pages in a row before it (focused crawls; forgotten once
+        #: fetched, and on --resume, which only makes pruning more lenient)
+        self._tunnel: dict[int, int] = {}
+        if settings.focus or settings.focus_examples:
+            examples = read_examples(Path(settings.focus_examples)) if settings.focus_examples else []
+            try:
+                self.focus = TopicModel(settings.focus, examples)
+            except ValueError as exc:  # no term and no example page with words
+                raise ConfigError(
+                    f"crawl: {exc} (--focus TERM… or --focus-examples DIR of pages with text)"
+                ) from exc
         self._include = [re.compile(p) for p in settings.include]
         self._exclude = [re.compile(p) for p in settings.exclude]
         self._hosts = {h.lower() for h in settings.hosts}
@@ -510,6 +532,7 @@ class Crawler:
             self.frontier.ready_hosts,
             self.bytes_run,
             statuses,
+            self.focus.harvest_rate if self.focus is not None else None,
         )
 
     def recover(self) -> int:
@@ -893,8 +916,23 @@ class Crawler:
                         self.stats.inc("redirect/seen-target")
         children = []
         hinted = self._sitemap_hints
+        threshold = s.focus_threshold if self.focus is not None else 0.0
+        # how many off-topic pages in a row led here, this one included: a focused crawl may
+        # tunnel through a few to reach its topic (Bergmark, Lagoze & Sbityakov 2002)
+        tunnel = 0
+        if self.focus is not None:
+            tunnel = self._tunnel.pop(e.key, 0) + 1 if e.priority < 10.0 * RELEVANT else 0
         for link in links:
             priority = self._priority(e, link.text, link.url)
+            if (
+                threshold
+                and priority < 10.0 * threshold
+                and tunnel > s.focus_tunnel
+                and link.rel not in ("sitemap", "feed")
+            ):  # off topic, and far from it: not followed; counted by its score (a tenth wide)
+                self.stats.inc("focus/pruned")
+                self.stats.inc(f"focus/pruned-score/{min(int(priority), 9) / 10:.1f}")
+                continue
             hint = hinted.pop(link.url, None) if hinted else None
             if hint is not None and hint.priority is not None:
                 # a sitemap's <priority> (0..1, 0.5 when absent) lifts a page by up to one level
@@ -908,6 +946,8 @@ class Crawler:
                 kind=link.rel if link.rel in ("sitemap", "feed") else "page",
             )
             if child is not None:
+                if tunnel:
+                    self._tunnel[child.key] = tunnel
                 if hint is not None and hint.changefreq in CHANGEFREQ_RATE:
                     # the site's own estimate of how often it changes: the page's revisit prior
                     child.prior = CHANGEFREQ_RATE[hint.changefreq]
@@ -1074,7 +1114,11 @@ class Crawler:
         if out.content:
             self._contents[e.key] = out.content
         if self.focus is not None and out.text:
-            e.priority = 10.0 * self.focus.learn(out.text, [e.anchor])
+            relevance = self.focus.learn(out.text)
+            e.priority = 10.0 * relevance
+            self.stats.inc("focus/pages")
+            if relevance >= RELEVANT:
+                self.stats.inc("focus/relevant")
         if out.nofollow:
             self.stats.inc("discover/nofollow")
             return []

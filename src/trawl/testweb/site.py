@@ -38,7 +38,7 @@ from html import escape
 
 from trawl.demo_content import SITES, Site
 
-__all__ = ["SPECIAL_HOSTS", "Reply", "TestWeb"]
+__all__ = ["SPECIAL_HOSTS", "TOPICS", "TOPIC_NAMES", "Reply", "TestWeb"]
 
 #: The hosts that misbehave, and how (all present when ``special=True``).
 SPECIAL_HOSTS: dict[str, str] = {
@@ -76,6 +76,61 @@ _ENCODINGS: dict[str, tuple[str, ...]] = {
     "el": ("iso-8859-7", "utf-8"),
     "ar": ("windows-1256", "utf-8"),
 }
+
+#: The subjects of a topical test web (``TestWeb(topics=N)`` uses the first N): each a list of
+#: words no other subject uses.
+TOPICS: dict[str, tuple[str, ...]] = {
+    "astronomy": ("telescope", "galaxy", "nebula", "planet", "orbit", "comet", "asteroid", "stars",
+                  "supernova", "astronomer", "eclipse", "meteor", "cosmos", "spectrum", "observatory",
+                  "jupiter", "saturn", "lunar", "solar", "gravity", "redshift", "quasar", "constellation",
+                  "exoplanet", "satellite", "celestial", "parallax", "pulsar", "interstellar", "equinox"),
+    "cooking": ("recipe", "oven", "flour", "butter", "simmer", "garlic", "onion", "sauce", "bake",
+                "skillet", "pastry", "dough", "saucepan", "whisk", "roast", "braise", "marinade",
+                "seasoning", "pepper", "broth", "caramel", "vinegar", "ginger", "oregano", "stew",
+                "chopped", "knead", "yeast", "casserole", "dessert"),
+    "football": ("goalkeeper", "striker", "midfield", "penalty", "referee", "offside", "league",
+                 "stadium", "tackle", "header", "defender", "corner", "kickoff", "halftime", "dribble",
+                 "fixture", "transfer", "captain", "winger", "scored", "championship", "substitute",
+                 "crossbar", "freekick", "tournament", "supporters", "coach", "relegation", "derby",
+                 "equaliser"),
+    "gardening": ("compost", "seedling", "pruning", "mulch", "perennial", "greenhouse", "soil",
+                  "fertiliser", "tulip", "hedge", "weeding", "orchard", "shrub", "bulbs", "trowel",
+                  "watering", "blossom", "vegetable", "herb", "rosebush", "allotment", "lawn", "trellis",
+                  "germinate", "harvest", "sapling", "planter", "irrigation", "aphids", "foliage"),
+    "finance": ("dividend", "portfolio", "equity", "bond", "interest", "inflation", "mortgage",
+                "investor", "broker", "stocks", "shares", "currency", "budget", "pension", "liquidity",
+                "hedge-fund", "valuation", "earnings", "treasury", "yield", "credit", "debt", "banking",
+                "exchange", "revenue", "audit", "capital", "assets", "taxation", "recession"),
+    "medicine": ("patient", "diagnosis", "surgery", "vaccine", "clinic", "symptom", "therapy",
+                 "antibiotic", "physician", "nurse", "dosage", "infection", "cardiology", "fracture",
+                 "allergy", "prescription", "hospital", "immune", "virus", "chronic", "anaesthesia",
+                 "pharmacy", "oncology", "paediatric", "epidemic", "stethoscope", "ward", "recovery",
+                 "pathology", "transplant"),
+    "music": ("melody", "rhythm", "orchestra", "violin", "chorus", "guitar", "symphony", "concert",
+              "tempo", "harmony", "piano", "composer", "lyrics", "album", "drummer", "soprano",
+              "saxophone", "octave", "conductor", "rehearsal", "ballad", "jazz", "quartet", "cello",
+              "trumpet", "chord", "sonata", "choir", "encore", "acoustic"),
+    "computing": ("software", "compiler", "database", "algorithm", "processor", "keyboard",
+                  "network", "server", "encryption", "kernel", "programmer", "bandwidth", "router",
+                  "debugging", "python", "memory", "cache", "firmware", "browser", "laptop", "pixel",
+                  "malware", "backup", "terminal", "bytes", "cloud", "cluster", "query", "protocol",
+                  "source-code"),
+}  # fmt: skip
+TOPIC_NAMES = tuple(TOPICS)
+_TITLE_WORDS = ("Notes on", "A guide to", "Why", "News about", "Understanding", "Questions about",
+                "The truth about", "Beginners and", "Ten facts on", "Our view of")  # fmt: skip
+_FILLER_WORDS = (
+    "the a an and or but of to in on at by for with from about after before between during over "
+    "under again many some every other most more less very much often always never still also just "
+    "people time year day week world life place thing part way work home family friend city town "
+    "country story group number point matter reason idea question answer example result change "
+    "is was are were be been have has had do does did can could will would should may might must "
+    "make take give find think know see look want come go use keep start show hear play move live "
+    "believe hold bring happen write sit stand lose pay meet include continue learn lead understand "
+    "good new first last long great little own old right big high different small large next early "
+    "young important few public bad same able"
+)
+_FILLER = tuple(_FILLER_WORDS.split())
 
 _GZIP_BOMB_SIZE = 16 << 20
 _EPOCH = 1709294400.0  # 2024-03-01T12:00:00Z: server time 0, for Last-Modified
@@ -165,6 +220,8 @@ class TestWeb:
         slow_seconds: float = 0.1,
         start: float = 0.0,
         noisy: bool = False,
+        topics: int = 0,
+        homophily: float = 0.8,
     ) -> None:
         if hosts < 1 or pages < 2:
             raise ValueError(f"a test web needs at least 1 host and 2 pages per host, not {hosts}, {pages}")
@@ -179,6 +236,16 @@ class TestWeb:
         # every article page says when it was served and shows a rotating ad: bytes that change
         # on every request while the page does not (what a revisit must not take for a change)
         self.noisy = noisy
+        # with topics, every ordinary host writes English about one of ``topics`` subjects
+        # (TOPICS, host n about topic n mod topics) and a cross-host link leads to a host of its
+        # own topic with probability ``homophily`` (topical pages link to topical pages), the
+        # ground truth a focused crawl is judged against (:meth:`topic`)
+        if not 0 <= topics <= len(TOPICS):
+            raise ValueError(f"a test web has 0 to {len(TOPICS)} topics, not {topics}")
+        if not 0.0 <= homophily <= 1.0:
+            raise ValueError(f"homophily is a probability, not {homophily}")
+        self.topics = topics
+        self.homophily = homophily
         self._served = 0
         self._events: dict[tuple[str, int], list[float]] = {}
         # rendered article pages by (host index, page, query, version): a crawl benchmark must
@@ -241,6 +308,8 @@ class TestWeb:
 
     @lru_cache(maxsize=4096)  # noqa: B019 - the web lives as long as its cache should
     def _host_profile(self, n: int) -> tuple[Site, str, str]:
+        if self.topics:  # topical hosts: English, UTF-8, the English news site's boilerplate
+            return SITES[0], "utf-8", ("header", "meta")[n % 2]
         site = SITES[n % len(SITES)]
         encodings = _ENCODINGS.get(site.lang, ("utf-8",))
         encoding = encodings[(n // len(SITES)) % len(encodings)]
@@ -253,13 +322,50 @@ class TestWeb:
         n = self._index(host)
         if n is None:
             return host
+        if self.topics:
+            return f"{self._topic_article(n, page)[0]} ({page})"
         site = self._host_profile(n)[0]
         article = site.articles[page % len(site.articles)]
         return f"{article.title} ({page})"
 
+    def topic(self, host: str) -> str | None:
+        """The subject an ordinary host writes about (``None`` without topics, or another host)."""
+        n = self._index(host)
+        if n is None or not self.topics:
+            return None
+        return TOPIC_NAMES[n % self.topics]
+
+    @lru_cache(maxsize=65536)  # noqa: B019 - the web lives as long as its cache should
+    def _topic_article(self, n: int, page: int) -> tuple[str, tuple[str, ...]]:
+        """A topical page's title and paragraphs: everyday English with a fifth of its words
+        from the host's subject, a few from another one (no page is pure)."""
+        topic = TOPICS[TOPIC_NAMES[n % self.topics]]
+        rng = self._rng("topic", n, page)
+        other = TOPICS[TOPIC_NAMES[rng.randrange(len(TOPIC_NAMES))]]
+        title = " ".join(w.capitalize() for w in (rng.choice(_TITLE_WORDS), *rng.sample(topic, 2)))
+        paragraphs = []
+        for _ in range(rng.randint(3, 5)):
+            sentences = []
+            for _ in range(rng.randint(3, 5)):
+                words = []
+                for _ in range(rng.randint(8, 15)):
+                    r = rng.random()
+                    words.append(
+                        rng.choice(topic)
+                        if r < 0.2
+                        else rng.choice(other)
+                        if r < 0.23
+                        else rng.choice(_FILLER)
+                    )
+                sentences.append(" ".join(words).capitalize() + ".")
+            paragraphs.append(" ".join(sentences))
+        return title, tuple(paragraphs)
+
     def language(self, host: str) -> str | None:
         """The language of an ordinary host's pages (``None`` for other hosts)."""
         n = self._index(host)
+        if n is not None and self.topics:
+            return "en"
         return None if n is None else self._host_profile(n)[0].lang
 
     def encoding(self, host: str) -> str | None:
@@ -350,6 +456,11 @@ class TestWeb:
             links.append((f"/p/{j}.html", self.title(host, j)))
         for k in range(self.cross_links):
             m = (n * 31 + i * 17 + k * 7 + 1) % self.n_hosts
+            if self.topics and self.n_hosts > self.topics:
+                rng = self._rng("link", n, i, k)
+                if rng.random() < self.homophily:  # a host of the same topic
+                    m = rng.randrange(self.n_hosts // self.topics) * self.topics + n % self.topics
+                    m = m if m < self.n_hosts else n
             j = (i * 3 + k * 5 + n) % pages
             other = f"h{m}.test"
             links.append((f"http://{other}/p/{j}.html", self.title(other, j)))
@@ -366,6 +477,11 @@ class TestWeb:
         site, encoding, declared = self._host_profile(n)
         version, changed = self.version(host, i, now)
         article = site.articles[i % len(site.articles)]
+        if self.topics:
+            title, topical = self._topic_article(n, i)
+            article = dataclasses.replace(
+                article, title=title, description=topical[0][:150], paragraphs=topical
+            )
         paragraphs = list(article.paragraphs)
         if version and paragraphs:
             shift = version % len(paragraphs)
