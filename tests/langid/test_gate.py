@@ -28,6 +28,7 @@ from trawl.langid.corpus import (
     snippet,
 )
 from trawl.langid.passages import language_spans
+from trawl.langid.scripts import dominant_script
 
 PINS = json.loads(Path(__file__).with_name("langid_gate.json").read_text())
 
@@ -107,3 +108,22 @@ def test_passages_do_not_regress() -> None:
     accuracy = right / total
     pinned = PINS["passages"]["default"]
     assert accuracy >= pinned, f"passages: {accuracy:.4f} of letters right < pinned {pinned}"
+
+
+def test_mojibake_is_no_language() -> None:
+    """UDHR snippets (100 characters) of the gate's languages in another script than Latin,
+    encoded in UTF-8 and read as windows-1252 (the commonest mojibake): no language."""
+    if not DEFAULT_UDHR.is_dir():
+        pytest.skip(f"corpus not found: {DEFAULT_UDHR} (../shared/data is not checked out)")
+    ident = get_identifier("default")
+    rng = random.Random(PINS["seed"])
+    cases = []
+    for t in load_udhr(DEFAULT_UDHR):
+        if t.label in PINS["languages"] and len(t.test) >= 1000 and not t.test[:200].isascii():
+            s = snippet(t.test, 100, rng)
+            garbled = s.encode("utf-8").decode("cp1252", errors="replace")
+            if garbled != s and dominant_script(s)[0] not in (None, "Latin"):  # all of it garbled
+                cases.append(garbled)
+    und = sum(ident.identify(c).lang == "und" for c in cases) / len(cases)
+    assert len(cases) >= 20
+    assert und >= PINS["mojibake"]["und"], f"mojibake read as a language: {1 - und:.3f}"

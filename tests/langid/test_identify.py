@@ -157,3 +157,20 @@ def test_remembered_answers_are_the_same_and_fresh_copies() -> None:
     again = ident.identify(text)
     fresh = DefaultIdentifier()._identify(text)
     assert again == fresh and again is not first and again.alternatives
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # UTF-8 read as windows-1252: Russian, Chinese, Arabic
+        "Ð’Ñ�Ðµ Ð»ÑŽÐ´Ð¸ Ñ€Ð¾Ð¶Ð´Ð°ÑŽÑ‚ÑÑ� Ñ�Ð²Ð¾Ð±Ð¾Ð´Ð½Ñ‹Ð¼Ð¸ Ð¸ Ñ€Ð°Ð²Ð½Ñ‹Ð¼Ð¸",
+        "äººäººç”Ÿè€Œè‡ªç”±ï¼Œåœ¨å°Šä¸¥å’Œæ�ƒåˆ©ä¸Šä¸€å¾‹å¹³ç­‰",
+        "ÙƒÙ„ Ø§Ù„Ù†Ø§Ø³ ÙŠÙˆÙ„Ø¯ÙˆÙ† Ø£Ø­Ø±Ø§Ø±Ù‹Ø§ ÙˆÙ…ØªØ³Ø§ÙˆÙŠÙ†",
+        # letters of six scripts at random
+        "xé的аβחabت一ñкγ是qр不דzاüж人תlвθ我ßгe这בд",
+    ],
+)
+def test_mojibake_and_random_scripts_are_no_language(text: str) -> None:
+    result = identify(text)
+    assert result.lang == UND, result
+    assert result.score <= 0.1

@@ -80,11 +80,13 @@ __all__ = [
     "LIKELIHOOD_FILE",
     "METHODS",
     "MIN_LETTERS",
+    "MIXED_SCRIPTS",
     "OWN_FLOOR",
     "OWN_TEMPER",
     "PAIR_WEIGHT",
     "TAIL",
     "VOUCH",
+    "WINNER_SCRIPT_SHARE",
     "CavnarTrenkleIdentifier",
     "DefaultIdentifier",
     "LangResult",
@@ -144,6 +146,10 @@ VOUCH = 0.9
 #: most this many at a time.
 CACHE_CHARS = 200
 CACHE_SIZE = 4096
+#: A text with less than this share of its letters in one script is mixed, and its winner's
+#: scripts must hold at least :data:`WINNER_SCRIPT_SHARE` of them, or it is in no language.
+MIXED_SCRIPTS = 0.6
+WINNER_SCRIPT_SHARE = 0.4
 #: How many of the best candidates :meth:`DefaultIdentifier.decide` looks at.
 TOP = 8
 #: The identifiers ``trawl langid --method`` and :func:`get_identifier` know.
@@ -156,6 +162,7 @@ _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits
 #: A text of this many tokens or more, fewer than this share of them words: a listing, no language.
 LISTING_MIN_TOKENS = 3
 LISTING_WORD_SHARE = 0.4
+FRAGMENT_SHARE = 0.7
 _WWW = re.compile(r"www\.", re.IGNORECASE)  # (with "@" and "://": whether _URL can match at all)
 _LETTER = re.compile(r"[^\W\d_]")
 #: :data:`MIN_LETTERS` letters, whatever lies between them (a search stops at the third)
@@ -240,7 +247,10 @@ def _syllabic(ch: str) -> bool:
 
 def _listing(text: str) -> bool:
     """Tokens, not words: identifiers and numbers (``p0 p1 p2``, ``a1b2c3``, ``id=42 ts=17``,
-    ``1 2 3 next last``), or a few words repeated between numbers (``page 0 page 1 … page 9``).
+    ``1 2 3 next last``), a few words repeated between numbers (``page 0 page 1 … page 9``), or
+    Latin letters one at a time between signs (at least :data:`FRAGMENT_SHARE` of the tokens:
+    the mojibake of a script in UTF-8 read as Latin-1; no text of Tatoeba, the UDHR or the
+    catalogs has as many).
     Whether a text has at least :data:`LISTING_MIN_TOKENS` tokens with a letter or digit, of
     which fewer than :data:`LISTING_WORD_SHARE` are words of letters alone, or at least twice as
     many as that with no more than two distinct words among them."""
@@ -251,6 +261,11 @@ def _listing(text: str) -> bool:
         return True
     if len(tokens) < 2 * LISTING_MIN_TOKENS:
         return False
+    if (
+        sum(len(t) == 1 for t in tokens) >= FRAGMENT_SHARE * len(tokens)
+        and dominant_script(text)[0] == "Latin"
+    ):
+        return True  # letters one at a time between signs: UTF-8 read as Latin-1
     distinct = set(filter(str.isalpha, tokens))
     # (two words can be written a few ways: Page, page, PAGE; more than eight forms are more words)
     return len(distinct) <= 2 or (len(distinct) <= 8 and len({w.lower() for w in distinct}) <= 2)
@@ -321,6 +336,8 @@ class Fusion(NamedTuple):
     known: np.ndarray[Any, np.dtype[np.bool_]] | None
     #: the best labels' indices, highest score first (ties by index), finite scores only
     top: npt.NDArray[np.int64]
+    #: the share of the text's letters in its main script (1.0 when it has no letters)
+    script_share: float = 1.0
 
 
 class DefaultIdentifier:
@@ -498,7 +515,8 @@ class DefaultIdentifier:
             own[~mask[: self.n_own]] = -np.inf
         if self.broad is None or self._broad_pos is None:
             order = np.argsort(-own, kind="stable")[:TOP]
-            return Fusion(script, candidates, ev, own, None, 1.0, None, order[np.isfinite(own[order])])
+            finite = order[np.isfinite(own[order])]
+            return Fusion(script, candidates, ev, own, None, 1.0, None, finite, script_share)
         if self._fuse is not None:  # the same steps in C (trawl.langid._nb.fuse)
             broad_lp = self.broad.log_probs(text)
             in_script = self._known_in(script)
@@ -510,7 +528,9 @@ class DefaultIdentifier:
                 scores, top, OWN_FLOOR, OWN_TEMPER, BROAD_FLOOR, BROAD_WEIGHT, TAIL, GATE_LOW,
                 GATE_HIGH, KNOWN_SHRINK,
             )  # fmt: skip
-            return Fusion(script, candidates, ev, scores, broad_lp, weight, in_script, top[:filled])
+            return Fusion(
+                script, candidates, ev, scores, broad_lp, weight, in_script, top[:filled], script_share
+            )
         known = np.isfinite(own)
         part = np.full(len(self.labels), -OWN_FLOOR)  # languages trawl's model does not know: its floor
         weight = 1.0
@@ -551,7 +571,15 @@ class DefaultIdentifier:
             scores[: self.n_own] = -np.inf
         order = np.argsort(-scores, kind="stable")[:TOP]
         return Fusion(
-            script, candidates, ev, scores, broad, weight, in_script, order[np.isfinite(scores[order])]
+            script,
+            candidates,
+            ev,
+            scores,
+            broad,
+            weight,
+            in_script,
+            order[np.isfinite(scores[order])],
+            script_share,
         )
 
     def raw(self, text: str) -> tuple[str, list[float], list[tuple[str, float]], tuple[str, ...], str | None]:
@@ -643,7 +671,22 @@ class DefaultIdentifier:
         for i in outside[:3]:
             ranked.append((labels[i], math.exp(max(-60.0, (float(scores[i]) - top) / temper))))
         own_best = self.index.get(best)
-        coverage = float(ev.seen[own_best]) / ev.n_long if ev.n_long and own_best is not None else 1.0
+        if fused.script_share < MIXED_SCRIPTS and best != NO_LANGUAGE:
+            # letters of several scripts: the winner's must hold a fair share of them (random
+            # characters, or a page's debris, are in no language)
+            counts = script_counts(text)
+            mine = set(self.label_scripts.get(best, ()))
+            if sum(n for sc, n in counts.items() if sc in mine) < WINNER_SCRIPT_SHARE * sum(counts.values()):
+                return NO_LANGUAGE, [], [], (), script, 0.0
+        if ev.n_long and own_best is not None:
+            coverage = float(ev.seen[own_best]) / ev.n_long
+        elif ev.n_long and np.isfinite(scores[: self.n_own]).any():
+            # a language only the broad model knows, in a script trawl's model has languages of:
+            # how much of the text the best of those has seen (garbage and mojibake: little;
+            # a Creole or a dialect beside its relatives: a fair share)
+            coverage = float(ev.seen[np.isfinite(scores[: self.n_own])].max()) / ev.n_long
+        else:
+            coverage = 1.0  # a script trawl's model has no language in: no evidence either way
         single = 1.0 if candidates is not None and len(candidates) == 1 else 0.0
         feats = [
             1.0,
