@@ -124,7 +124,7 @@ def test_the_unpacked_model_is_kept_and_mapped(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setenv("TRAWL_CACHE_DIR", str(tmp_path / "cache"))
     first = _model_arrays(langid)  # unpacked, then written
-    (folder,) = (tmp_path / "cache").iterdir()
+    (folder,) = (tmp_path / "cache").iterdir()  # and no staging folder left beside it
     assert folder.name.startswith(f"py3langid-{PY3LANGID_VERSION}-")
     assert (folder / "classes.json").is_file()
     second = _model_arrays(langid)  # mapped from the folder
@@ -132,7 +132,10 @@ def test_the_unpacked_model_is_kept_and_mapped(tmp_path: Path, monkeypatch: pyte
     assert list(second[2]) == list(first[2])
     for a, b in zip(first[:2] + first[3:], second[:2] + second[3:], strict=True):
         assert np.array_equal(np.asarray(a), np.asarray(b))
-    # a damaged folder is unpacked again and rewritten
+    # a damaged folder is unpacked again and rewritten: a garbled file, and an empty one (what a
+    # power cut can leave)
+    (folder / "pc.npy").write_bytes(b"")
+    assert np.array_equal(np.asarray(_model_arrays(langid)[1]), np.asarray(first[1]))
     (folder / "ptc.npy").write_bytes(b"not an array")
     third = _model_arrays(langid)
     assert np.array_equal(np.asarray(third[0]), np.asarray(first[0]))
@@ -151,3 +154,16 @@ def test_without_a_writable_cache_the_model_still_loads(
     monkeypatch.setenv("TRAWL_CACHE_DIR", str(blocked / "cache"))
     ptc, *_ = _model_arrays(langid)
     assert np.asarray(ptc).shape[0] > 1000
+
+
+def test_an_older_install_s_copy_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from py3langid import langid
+
+    from trawl.langid.broad import _model_arrays
+
+    monkeypatch.setenv("TRAWL_CACHE_DIR", str(tmp_path))
+    stale = tmp_path / f"py3langid-{PY3LANGID_VERSION}-1-2"
+    stale.mkdir()
+    (stale / "classes.json").write_text("[]")
+    _model_arrays(langid)
+    assert not stale.exists() and len(list(tmp_path.iterdir())) == 1

@@ -138,3 +138,59 @@ def test_compiled_fusion_on_real_sentences() -> None:
     for path in files:
         for line in path.read_text("utf-8").splitlines()[:5]:
             _same_fusion(line)
+
+
+# -- the compiled helpers refuse what does not fit, and the walker is safe to share -----------------
+
+
+def test_compiled_helpers_check_their_arguments() -> None:
+    _nb = pytest.importorskip("trawl.langid._nb")
+    one = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="lines"):  # three lines for one row: refused, not a hang
+        _nb.Kernel("a\nb\nc", np.array([0, 1], dtype=np.int64), one.astype(np.int32), np.zeros(1), 1)
+    with pytest.raises(ValueError, match="indptr"):
+        _nb.Kernel("", np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0), 1)
+    with pytest.raises(ValueError, match="places"):
+        _nb.viterbi(np.zeros((3, 2)), 1.0, np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="shapes"):
+        _nb.fuse(np.zeros(2), 1.0, np.zeros(2), 1.0, np.zeros(1), one, np.ones(3, dtype=np.uint8),
+                 np.ones(3, dtype=np.uint8), np.zeros(3), np.zeros(0, dtype=np.int64),
+                 10.0, 0.6, 5.0, 2.0, 2.0, 0.2, 0.7, 0.5)  # fmt: skip
+
+
+def test_the_walker_can_be_shared_by_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from trawl.langid.broad import load_broad
+
+    broad = load_broad()
+    assert broad is not None
+    texts = [t * k for t in TEXTS if t.strip() for k in (1, 3)]
+    serial = broad.log_probs_many(texts)
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: broad.log_probs_many(texts), range(64)))
+    assert all(np.array_equal(r, serial) for r in results)
+    assert np.array_equal(broad.log_probs_many(texts), serial)  # and nothing left behind
+
+
+def test_f16c_and_the_portable_loop_give_the_same_scores() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, numpy as np; from trawl.langid.broad import load_broad; "
+        f"print(json.dumps(load_broad().log_probs_many({[t for t in TEXTS if t.strip()]!r}).tolist()))"
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **extra},
+        ).stdout
+        for extra in ({}, {"TRAWL_NO_F16C": "1"})
+    ]
+    assert json.loads(runs[0]) == json.loads(runs[1])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from trawl.document import Document
 from trawl.langid.codes import UND
 from trawl.langid.passages import LanguageTagger, dominant, language_spans, units
@@ -109,11 +111,19 @@ def test_a_span_of_a_language_only_trawl_knows() -> None:
     assert [s.lang for s in spans] == ["sco"]
 
 
-def test_neighbouring_units_the_spans_agree_on_merge() -> None:
-    # relatives the units' pass may split (bs/hr/sr lines) are one span when the whole agrees
-    text = "\n".join([ENGLISH_PAPER.splitlines()[0]] * 4)
-    spans = language_spans(text)
-    assert len(spans) == 1 and spans[0].lang == "en"
+def test_neighbouring_spans_never_share_a_language() -> None:
+    # runs the units' pass tells apart (py3langid alternating between relatives, a line of a
+    # script) are merged when the full identifier names them alike
+    bcms = [
+        "Svi ljudi rađaju se slobodni i jednaki u dostojanstvu i pravima.",
+        "Oni su obdareni razumom i sviješću i trebaju jedni prema drugima postupati u duhu bratstva.",
+        "Svako ima pravo na život, slobodu i ličnu bezbjednost.",
+        "Niko ne smije biti držan u ropstvu ili potčinjenosti.",
+    ]
+    for text in ("\n".join(bcms * 3), ENGLISH_PAPER * 2, HINDI_PAGE + ENGLISH_PAPER):
+        spans = language_spans(text)
+        assert all(a.lang != b.lang for a, b in itertools.pairwise(spans)), spans
+    assert len(language_spans("\n".join([ENGLISH_PAPER.splitlines()[0]] * 4))) == 1
 
 
 def test_compiled_viterbi_is_numpys() -> None:

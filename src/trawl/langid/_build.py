@@ -359,7 +359,11 @@ def likelihood_fit(
     per_band: list[list[float]] = []
     lo = FIT_MIN_FEATURES
     for hi in FIT_BANDS:
-        band = [fit - reference[best] for label, best, n, fit in rows if lo <= n < hi and best == label]
+        band = [
+            fit - reference[best]
+            for label, best, n, fit in rows
+            if lo <= n < hi and best == label and best in reference
+        ]
         if band:
             per_band.append([hi, round(float(np.quantile(band, FIT_QUANTILE)), 4)])
         lo = hi

@@ -109,6 +109,12 @@ cdef class Kernel:
         """``vocab``: the n-grams in row order, as a list or as one string of lines."""
         cdef size_t size = 16, slot
         cdef Py_ssize_t i, n_rows = len(indptr) - 1, at, length, row
+        if n_rows < 0:
+            raise ValueError("the count matrix needs an indptr of at least one entry")
+        if isinstance(vocab, str):
+            lines = (<str> vocab).count("\n") + 1 if vocab else 0
+            if lines != n_rows:
+                raise ValueError(f"the vocabulary has {lines} lines for {n_rows} rows")
         cdef uint64_t h
         cdef int ukind
         cdef void *udata
@@ -126,7 +132,7 @@ cdef class Kernel:
             udata = PyUnicode_DATA(vocab)
             length = PyUnicode_GET_LENGTH(vocab)
             row, h, at = 0, SEED, 0
-            for i in range(length + 1):
+            for i in range(length + 1 if length else 0):
                 c = PyUnicode_READ(ukind, udata, i) if i < length else 10
                 if c != 10:
                     h = step(h, c)
@@ -405,7 +411,11 @@ cdef extern from *:
     int trawl_has_f16c() nogil
 
 
-cdef bint HAS_F16C = trawl_has_f16c() != 0 and not __import__("os").environ.get("TRAWL_NO_F16C")
+import os as _os
+
+#: whether the half-precision rows are added with F16C (TRAWL_NO_F16C=1: the portable loop, for
+#: the tests that both give the same numbers)
+cdef bint HAS_F16C = trawl_has_f16c() != 0 and not _os.environ.get("TRAWL_NO_F16C")
 
 
 cdef inline void add_row(float *dst, const uint16_t *row, float w, Py_ssize_t n) noexcept nogil:
@@ -457,73 +467,57 @@ cdef class Walker:
         free(self.counts)
         free(self.touched)
 
+    cdef Py_ssize_t score_one(self, const unsigned char *data, Py_ssize_t n, float *out) noexcept:
+        """Walk ``n`` bytes from the automaton's start and add their evidence to ``out``; the
+        number of distinct features. Runs with the GIL held: ``counts`` and ``touched`` are the
+        walker's own scratch, so two threads must not be in here at once (the GIL sees to it)."""
+        cdef Py_ssize_t i, distinct = 0
+        cdef int64_t state = 0, nstates = self.rowbase.shape[0], nmoves = self.nextmove.shape[0], at
+        cdef int32_t f
+        for i in range(n):
+            at = self.rowbase[state] + data[i]
+            if at < 0 or at >= nmoves:
+                break  # not py3langid's automaton: nothing more to read
+            state = self.nextmove[at]
+            if state < 0 or state >= nstates:
+                break
+            f = self.output[state]
+            if f >= 0 and f < self.n_features:
+                if self.counts[f] == 0:
+                    self.touched[distinct] = f
+                    distinct += 1
+                self.counts[f] += 1
+        for i in range(distinct):
+            f = self.touched[i]
+            add_row(out, &self.ptc[f, 0], <float> log1p(<double> self.counts[f]), self.n_classes)
+            self.counts[f] = 0
+        return distinct
+
     def scores_many(self, const unsigned char[::1] data, const int64_t[::1] ends, float[:, ::1] out,
                     int64_t[::1] distinct_out):
         """:meth:`scores` of many texts at once: text ``i`` is ``data[ends[i-1]:ends[i]]`` (the
         first from 0), its scores are added to row ``i`` of ``out`` and its number of distinct
         features written to ``distinct_out[i]``; the automaton starts afresh for each."""
-        cdef Py_ssize_t u, i, j, start = 0, end, distinct
-        cdef int64_t state, nstates = self.rowbase.shape[0]
-        cdef int32_t f
-        cdef float w
-        cdef const uint16_t *row
-        cdef float *dst
-        if out.shape[1] != self.n_classes or out.shape[0] != ends.shape[0] or distinct_out.shape[0] != ends.shape[0]:
-            raise ValueError("out has the wrong shape")
-        with nogil:
-            for u in range(ends.shape[0]):
-                end = ends[u]
-                state = 0
-                distinct = 0
-                for i in range(start, end):
-                    state = self.nextmove[self.rowbase[state] + data[i]]
-                    if state < 0 or state >= nstates:
-                        break
-                    f = self.output[state]
-                    if f >= 0 and f < self.n_features:
-                        if self.counts[f] == 0:
-                            self.touched[distinct] = f
-                            distinct += 1
-                        self.counts[f] += 1
-                dst = &out[u, 0]
-                for i in range(distinct):
-                    f = self.touched[i]
-                    w = <float> log1p(<double> self.counts[f])
-                    self.counts[f] = 0
-                    row = &self.ptc[f, 0]
-                    add_row(dst, row, w, self.n_classes)
-                distinct_out[u] = distinct
-                start = end
+        cdef Py_ssize_t u, start = 0, end
+        cdef Py_ssize_t n = ends.shape[0]
+        if out.shape[0] != n or out.shape[1] != self.n_classes or distinct_out.shape[0] != n:
+            raise ValueError("out and distinct_out need a row for each text, out a column for each class")
+        for u in range(n):
+            end = ends[u]
+            if end < start or end > data.shape[0]:
+                raise ValueError(f"the ends must rise within the data's {data.shape[0]} bytes, not {end}")
+            distinct_out[u] = self.score_one(&data[start] if end > start else NULL, end - start, &out[u, 0])
+            start = end
         return None
 
     def scores(self, const unsigned char[::1] data, float[::1] out):
         """Add the text's evidence to ``out`` (one float per class); the number of distinct
         features it has."""
-        cdef Py_ssize_t i, j, n = data.shape[0], distinct = 0
-        cdef int64_t state = 0, nstates = self.rowbase.shape[0]
-        cdef int32_t f
-        cdef float w
-        cdef const uint16_t *row
         if out.shape[0] != self.n_classes:
             raise ValueError("out has the wrong number of classes")
-        with nogil:
-            for i in range(n):
-                state = self.nextmove[self.rowbase[state] + data[i]]
-                if state < 0 or state >= nstates:
-                    break  # not py3langid's automaton: nothing more to read
-                f = self.output[state]
-                if f >= 0 and f < self.n_features:
-                    if self.counts[f] == 0:
-                        self.touched[distinct] = f
-                        distinct += 1
-                    self.counts[f] += 1
-            for i in range(distinct):
-                f = self.touched[i]
-                w = <float> log1p(<double> self.counts[f])
-                self.counts[f] = 0
-                row = &self.ptc[f, 0]
-                add_row(&out[0], row, w, self.n_classes)
-        return distinct
+        if data.shape[0] == 0:
+            return 0
+        return self.score_one(&data[0], data.shape[0], &out[0])
 
 
 # -- the fusion (trawl.langid.identify.DefaultIdentifier.scores) ------------------------------------
@@ -578,6 +572,12 @@ def fuse(double[::1] own, double n, const double[::1] seen, double n_long, const
     how many of ``top`` were filled."""
     cdef Py_ssize_t i, j, k, n_own = own.shape[0], n_labels = out.shape[0], n_top = top.shape[0]
     cdef Py_ssize_t n_broad = broad.shape[0], best_own = -1, filled = 0
+    if (n_top < 1 or seen.shape[0] != n_own or n_own > n_labels or known.shape[0] != n_labels
+            or candidate.shape[0] != n_labels or broad_pos.shape[0] != n_broad):
+        raise ValueError("fuse: the arrays' shapes do not fit one another")
+    for i in range(n_broad):
+        if broad_pos[i] < 0 or broad_pos[i] >= n_labels:
+            raise ValueError(f"fuse: broad_pos {broad_pos[i]} is outside the {n_labels} labels")
     cdef double div = pow(n if n > 1.0 else 1.0, own_temper), peak = -INFINITY, total = 0.0
     cdef double weight = 1.0, bpeak = -INFINITY, tail, top_part = -INFINITY, v, cov
     cdef bint any_own = False
@@ -672,7 +672,9 @@ def viterbi(const double[:, ::1] costs, double switch_cost, int64_t[::1] path):
     ``path`` (ties: the lower index; staying before switching)."""
     cdef Py_ssize_t n = costs.shape[0], k = costs.shape[1], i, j, best
     cdef double switch
-    if n == 0:
+    if path.shape[0] != n:
+        raise ValueError(f"viterbi: path has {path.shape[0]} places for {n} units")
+    if n == 0 or k == 0:
         return
     cdef double *prev = <double *> malloc(k * sizeof(double))
     cdef int64_t *back = <int64_t *> malloc(n * k * sizeof(int64_t))
