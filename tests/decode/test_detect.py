@@ -295,3 +295,14 @@ def test_utf16_shape_counts_the_cjk_blocks_and_plain_ascii() -> None:
     for cp in range(0x10000):
         kind = detect._CJK_UNIT if cjk.match(chr(cp)) else detect._PLAIN_UNIT if plain.match(chr(cp)) else 0
         assert detect._UTF16_KIND[cp] == kind, hex(cp)
+
+
+def test_utf16_cjk_with_an_astral_character_at_the_sample_s_end() -> None:
+    # the sample is cut at a fixed size: an astral character (a surrogate pair) split there must
+    # not make the whole sample unreadable as UTF-16
+    from trawl.decode.detect import utf16_shape
+
+    for encoding in ("utf-16-le", "utf-16-be"):
+        for before in (8189, 8190, 8191):
+            data = ("人" * before + "𠀀" + "人" * 100).encode(encoding)
+            assert utf16_shape(data) == encoding, (encoding, before)

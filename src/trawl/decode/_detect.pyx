@@ -50,6 +50,9 @@ DEF NON_LATIN_BLOCK = 64
 
 # The histogram's scratch space: counts of every byte pair (zero between calls) and the distinct
 # pairs of one call. Used with the GIL held, so one call at a time.
+# Scratch of pair_scores, shared by every call: the function keeps the GIL throughout (no
+# ``nogil`` block), so no two threads are in it at once; a free-threaded build would need a
+# buffer per call.
 cdef uint32_t _counts[65536]
 cdef uint16_t _distinct[MAX_PAIRS]
 

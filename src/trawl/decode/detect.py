@@ -711,6 +711,16 @@ def utf16_shape(data: bytes) -> str | None:
     return _utf16_shape(data, _compiled())
 
 
+def _whole_units(sample: bytes, name: str) -> bytes:
+    """``sample`` without a last code unit that is a high surrogate (an astral character the
+    cut at :data:`_UTF16_SHAPE_BYTES` split in two), in byte order ``name``."""
+    if len(sample) >= 2:
+        unit = sample[-2:] if name == "utf-16-be" else sample[-1:-3:-1]
+        if 0xD8 <= unit[0] <= 0xDB:
+            return sample[:-2]
+    return sample
+
+
 def _utf16_shape(data: bytes, kernel: Kernel | None) -> str | None:
     sample = data[: min(len(data), _UTF16_SHAPE_BYTES) & ~1]
     head = sample[:4096]
@@ -723,7 +733,7 @@ def _utf16_shape(data: bytes, kernel: Kernel | None) -> str | None:
     best: tuple[float, str] | None = None
     for name in ("utf-16-le", "utf-16-be"):
         try:
-            text = sample.decode(name)
+            text = _whole_units(sample, name).decode(name)
         except UnicodeDecodeError:
             continue
         # how many characters are Han, kana, Hangul or full-width, and how many neither that nor

@@ -640,7 +640,9 @@ def _like_siblings(page: PageBlocks) -> Any:
     for an element without hints (a page's unnamed layout <div>s are alike, and no unit)."""
     like = page.cache.get("like_siblings")
     if like is None:
-        key = (page.parent * len(_CODE_TAGS) + page.tag_index + 1) * 1_000_003 ^ page.hints
+        # (parent, tag) in the high bits, the hint bits (fewer than 32) in the low ones: exact
+        composite = page.parent.astype(np.int64) * (len(_CODE_TAGS) + 1) + page.tag_index + 1
+        key = (composite << 32) | (page.hints.astype(np.int64) & 0xFFFFFFFF)
         _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
         like = counts[inverse]
         like[page.hints == 0] = 1

@@ -240,9 +240,12 @@ def clean_text(text: str) -> tuple[str, str | None]:
 
 
 def _syllabic(ch: str) -> bool:
-    """A Han, Kana or Hangul character: a syllable or a word in one character (two such are
-    "谢谢", "你好": text, where two Latin letters are not), so it counts as two letters."""
-    return "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+    """A Han, Kana or Hangul letter: a syllable or a word in one character (two such are
+    "谢谢", "你好": text, where two Latin letters are not), so it counts as two letters (the
+    blocks' symbols, enclosed letters and Yijing signs do not)."""
+    return (
+        "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+    ) and ch.isalpha()
 
 
 def _listing(text: str) -> bool:
