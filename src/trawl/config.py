@@ -122,6 +122,7 @@ class CrawlConfig:
     focus_examples: str = ""
     focus_threshold: float = 0.0
     focus_tunnel: int = 2
+    private_sites: str = ""
     resolve: list[str] = field(default_factory=list)
     transport: str = "http"
     store_workers: int = 2

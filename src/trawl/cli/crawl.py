@@ -152,6 +152,12 @@ def register(sub: Any) -> None:
         help="with a topic: do not follow links scoring below X (0..1; counted as focus/pruned)",
     )
     pol.add_argument(
+        "--private-sites",
+        metavar="FILE",
+        help="a TOML file of per-host headers, cookies and basic auth for private sites (never "
+        "logged, withheld from the WARC request records)",
+    )
+    pol.add_argument(
         "--resolve",
         action="append",
         default=[],
@@ -239,6 +245,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
             out[name] = tuple(getattr(args, flag))
     if args.focus_examples is not None:
         out["focus_examples"] = str(Path(args.focus_examples).expanduser().resolve())
+    if args.private_sites is not None:
+        out["private_sites"] = str(Path(args.private_sites).expanduser().resolve())
     if args.no_robots:
         out["robots"] = False
     if args.no_sitemaps:

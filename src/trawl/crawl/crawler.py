@@ -57,6 +57,7 @@ from trawl.crawl.discovery import CHANGEFREQ_RATE, SitemapEntry, is_feed, next_p
 from trawl.crawl.focus import RELEVANT, TopicModel, read_examples
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
+from trawl.crawl.private import load_private_sites
 from trawl.crawl.revisit import POLICIES, ChangeHistory, estimate_rate, policy_frequencies, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
 from trawl.crawl.sink import Sink, StoreJob, StoreOutcome
@@ -87,6 +88,9 @@ DEFAULT_TYPES = (
     "application/x-gzip",
     "application/gzip",
 )
+
+
+_FORM = re.compile(rb"<form\b", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -136,6 +140,7 @@ class CrawlSettings:
     focus_examples: str = ""  # a folder of example pages of the topic
     focus_threshold: float = 0.0  # links scoring below it are not followed (pruned)...
     focus_tunnel: int = 2  # ...once this many off-topic pages in a row led to them
+    private_sites: str = ""  # a TOML file of per-host headers, cookies, basic auth (crawl.private)
     shard: int = 0
     shards: int = 1
     resolve: tuple[str, ...] = ()
@@ -323,6 +328,9 @@ class Crawler:
         self.recover_fn = recover
         self.inbox_dir = inbox_dir
         self.on_progress = on_progress
+        #: per-host headers, cookies and basic auth for private sites (never logged; withheld
+        #: from the WARC request records unless a site says otherwise)
+        self.private = load_private_sites(settings.private_sites) if settings.private_sites else None
         self.focus: TopicModel | None = None
         #: frontier key -> off-topic pages in a row before it (focused crawls; forgotten once
         #: fetched, and on --resume, which only makes pruning more lenient)
@@ -769,6 +777,11 @@ class Crawler:
         assert self.transport is not None
         self.requests += 1
         self.stats.inc("fetch/requests")
+        if self.private is not None:
+            extra = self.private.headers_for(host_of(url))
+            if extra:
+                headers = [*headers, *extra]
+                self.stats.inc("fetch/private")
         return await self.transport.fetch(FetchRequest(url, headers, max_bytes, accept))
 
     async def _fetch_robots(self, h: Host) -> None:
@@ -1035,7 +1048,11 @@ class Crawler:
             new_record_id(),
             resp.ip,
             resp.truncated,
-            resp.request_headers,
+            (
+                self.private.for_record(host_of(url), resp.request_headers)
+                if self.private is not None
+                else resp.request_headers
+            ),
             list(links),
             want_text=self.focus is not None,
         )
@@ -1106,6 +1123,10 @@ class Crawler:
         extra = []
         if 300 <= resp.status < 400 and resp.header("Location"):
             extra.append(Link(urljoin(e.url, resp.header("Location") or ""), e.anchor, "redirect"))
+        if 200 <= resp.status < 300 and "html" in ctype:
+            forms = len(_FORM.findall(resp.body))
+            if forms:  # filling forms is out of scope: what lies behind them is not reached
+                self.stats.inc("discover/form-skipped", forms)
         out = await self._store(
             self._job("page", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}", extra)
         )

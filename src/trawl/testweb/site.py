@@ -24,6 +24,7 @@ redirected robots.txt, a recursive sitemap index, documents (PDF, DOCX) and feed
 
 from __future__ import annotations
 
+import base64
 import bisect
 import dataclasses
 import gzip
@@ -63,6 +64,7 @@ SPECIAL_HOSTS: dict[str, str] = {
     "sitemaps.test": "robots.txt lists a sitemap index that includes itself, a gzipped and a text sitemap",
     "docs.test": "PDF and DOCX documents, and a PNG image (a type the crawler refuses on its headers)",
     "news.test": "RSS and Atom feeds whose items change often",
+    "private.test": "members only: HTTP basic auth alice/secret or the cookie session=letmein, else 401",
 }
 
 _ENCODINGS: dict[str, tuple[str, ...]] = {
@@ -650,6 +652,40 @@ class TestWeb:
         reply = self._generic("slow.test", path)
         reply.delay = self.slow_seconds
         return reply
+
+    #: what private.test lets in (see SPECIAL_HOSTS)
+    PRIVATE_USER = ("alice", "secret")
+    PRIVATE_COOKIE = ("session", "letmein")
+
+    def _host_private(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        user, password = self.PRIVATE_USER
+        basic = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+        cookies = {
+            c.split("=", 1)[0].strip(): c.split("=", 1)[-1].strip()
+            for c in headers.get("cookie", "").split(";")
+        }
+        if (
+            headers.get("authorization") != basic
+            and cookies.get(self.PRIVATE_COOKIE[0]) != self.PRIVATE_COOKIE[1]
+        ):
+            return Reply(
+                401,
+                [("Content-Type", "text/html"), ("WWW-Authenticate", 'Basic realm="members"')],
+                b"<html><head><title>Members only</title></head><body><p>Please sign in.</p></body></html>",
+            )
+        if path == "/" or (path.startswith("/m/") and path.endswith(".html") and path[3:-5].isdigit()):
+            i = int(path[3:-5]) if path != "/" else -1
+            items = "\n".join(
+                f'<li><a href="/m/{j}.html">Members&#39; letter {j}</a></li>' for j in range(5) if j != i
+            )
+            text = f"Members' letter {i}: the club meets on Thursday." if i >= 0 else "Welcome, member."
+            return self._html(
+                f"<!DOCTYPE html><html><head><title>Members' area</title></head><body><h1>Members' area</h1>"
+                f"<p>{_h(text)}</p><ul>\n{items}\n</ul>"
+                '<form method="post" action="/search"><input name="q"><button>Search</button></form>'
+                "</body></html>\n"
+            )
+        return self._not_found()
 
     def _host_fail(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
         return Reply(500, [("Content-Type", "text/plain")], b"internal error\n")
