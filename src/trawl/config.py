@@ -111,18 +111,35 @@ class CrawlConfig:
     robots_ttl: float = 86400.0
     sitemaps: bool = True
     max_sitemap_depth: int = 2
+    max_sitemap_bytes: int = 50 << 20
+    max_sitemap_urls: int = 50000
     feeds: bool = True
+    max_feed_bytes: int = 10 << 20
+    max_feed_entries: int = 1000
     conditional: bool = True
+    head_checks: bool = True
+    head_trust: int = 3
+    head_audit: int = 10
     revisit: bool = False
     revisit_min: float = 60.0
     revisit_max: float = 86400.0
     policy: str = "adaptive"
     budget: float = 0.0
+    policy_metric: str = "freshness"
+    policy_weights: str = "none"
     focus: list[str] = field(default_factory=list)
     focus_examples: str = ""
     focus_threshold: float = 0.0
     focus_tunnel: int = 2
     private_sites: str = ""
+    render: str = "never"
+    render_browser: str = ""
+    render_timeout: float = 15.0
+    render_max_requests: int = 60
+    render_max_bytes: int = 8 << 20
+    render_memory_mb: int = 1024
+    render_concurrency: int = 2
+    render_min_links: int = 3
     resolve: list[str] = field(default_factory=list)
     transport: str = "http"
     store_workers: int = 2

@@ -16,15 +16,22 @@ from typing import Any, overload
 
 from trawl.urls import surt
 
-__all__ = ["TRANSIENT", "Document", "LazyHeaders", "Link", "WarcPointer", "utcnow"]
+__all__ = ["TRANSIENT", "UNCHANGED", "Document", "LazyHeaders", "Link", "WarcPointer", "utcnow"]
 
 #: The fields of :class:`Document` that exist only while a run handles it: ``body`` (the entity
 #: body with its transfer and content codings undone; set by whichever stage needs it first),
 #: ``markup`` (the decoded characters, set by :class:`~trawl.decode.charset.CharsetDecoder`) and
 #: ``page`` (the parsed HTML page that :class:`~trawl.convert.html.HtmlConverter` built and the
-#: main-content extractor reads). Each page is decoded once and parsed once; later stages read
-#: these fields instead of redoing the work, and no stage passes anything through side channels.
-TRANSIENT = ("body", "markup", "page")
+#: main-content extractor reads) and ``rendered`` (the DOM headless Chromium built from the page,
+#: :mod:`trawl.crawl.render`: the decoder hands it on as ``markup`` once the fetched bytes'
+#: decoding is recorded). Each page is decoded once and parsed once; later stages read these
+#: fields instead of redoing the work, and no stage passes anything through side channels.
+TRANSIENT = ("body", "markup", "page", "rendered")
+
+#: ``metadata`` key (never stored: it begins with ``_``) of a crawl's unchanged revisit (a 304, or
+#: a HEAD whose validators had not changed), its value the request method: the collection writer
+#: stores it as a WARC revisit record of the row's capture (profile server-not-modified).
+UNCHANGED = "_unchanged"
 
 
 def utcnow() -> datetime:
@@ -181,10 +188,11 @@ class Document:
     body: bytes | None = field(default=None, repr=False, compare=False)
     markup: str | None = field(default=None, repr=False, compare=False)
     page: Any = field(default=None, repr=False, compare=False)
+    rendered: str | None = field(default=None, repr=False, compare=False)
 
     def release(self) -> None:
         """Let go of the transient fields (a sink calls this once the document is written)."""
-        self.body = self.markup = self.page = None
+        self.body = self.markup = self.page = self.rendered = None
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled between processes (the crawl's convert and store workers): the transient fields

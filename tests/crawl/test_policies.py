@@ -7,6 +7,9 @@ import importlib.util
 import itertools
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from trawl.crawl.crawler import Crawler, CrawlSettings
 from trawl.crawl.frontier import Frontier
@@ -87,7 +90,9 @@ def test_feeds_are_polled_at_their_ttl() -> None:
     polls = [e for e in server.log if e.target == "/rss.xml"]
     assert len(polls) >= 3
     assert all(b.start - a.start >= 0.8 - 0.05 for a, b in itertools.pairwise(polls))
-    assert result.stats.get("discover/feed-links") >= len(polls) - 1  # each poll read the items
+    # each poll read the items, or was told nothing changed (the feed's ETag: conditional GET)
+    assert polls[0].status == 200 and {e.status for e in polls} <= {200, 304}
+    assert result.stats.get("fetch/not-modified") == sum(e.status == 304 for e in polls) >= 1
 
 
 def test_a_sitemap_s_changefreq_is_the_revisit_prior(tmp_path: Path) -> None:
@@ -270,3 +275,70 @@ def test_a_changed_ad_or_timestamp_is_no_change(tmp_path: Path) -> None:
     assert len(bodies) > 8  # revisited, and every answer a full body (no 304)
     assert result.stats.get("revisit/unchanged") >= 4, result.stats.prefix("revisit/")
     assert result.stats.get("revisit/changed") == 0, result.stats.prefix("revisit/")
+
+
+def test_policy_metric_and_weights_from_the_command_line() -> None:
+    from trawl.cli.crawl import settings_from
+    from trawl.cli.main import build_parser
+    from trawl.errors import ConfigError
+
+    parser = build_parser("crawl")
+    args = parser.parse_args(
+        ["crawl", "http://x.test/", "-o", "c", "--revisit", "--policy", "optimal", "--budget", "2/s",
+         "--policy-metric", "age", "--policy-weights", "inlinks"]
+    )  # fmt: skip
+    settings = settings_from(args)
+    settings.check()
+    assert (settings.policy_metric, settings.policy_weights) == ("age", "inlinks")
+    assert (CrawlSettings().policy_metric, CrawlSettings().policy_weights) == ("freshness", "none")
+    for bad in ({"policy_metric": "staleness"}, {"policy_weights": "pagerank"}):
+        try:
+            CrawlSettings(**bad).check()  # type: ignore[arg-type]
+        except ConfigError as exc:
+            assert next(iter(bad.values())) in str(exc)
+        else:
+            raise AssertionError(f"{bad} was accepted")
+
+
+def test_in_links_weigh_the_optimal_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``policy_weights="inlinks"`` the optimal policy is solved with each page's weight
+    1 + log(1 + in-links seen), the page every other links to weighing most; unweighted, with
+    none (what the weights do to the solution is tested in test_revisit_policies)."""
+    import math
+
+    from trawl.crawl import crawler as crawler_module
+
+    web = TestWeb(6, hosts=1, pages=8, special=False, change_rates=(1.0,))
+    calls: list[tuple[list[float], list[float] | None, str]] = []
+    solve = crawler_module.policy_frequencies
+
+    def spy(rates: list[float], budget: float, policy: str, **kw: Any) -> list[float]:
+        calls.append((rates, kw.get("weights"), kw.get("metric", "")))
+        return solve(rates, budget, policy, **kw)
+
+    monkeypatch.setattr(crawler_module, "policy_frequencies", spy)
+
+    def crawl(weights: str) -> Crawler:
+        calls.clear()
+        with ServerThread(web) as server:
+            settings = CrawlSettings(
+                min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.05, revisit_max=4.0,
+                policy="optimal", budget=4.0, max_seconds=2.5, sitemaps=False, store=False,
+                policy_weights=weights, policy_metric="age", include=(r"/p/\d+\.html$",),
+                resolve=tuple(server.resolve_rules()),
+            )  # fmt: skip
+            crawler = Crawler(settings, Frontier())
+            asyncio.run(crawler.run(["http://h0.test/p/0.html"]))
+        return crawler
+
+    weighted = crawl("inlinks")
+    assert calls and all(metric == "age" for _, _, metric in calls)
+    links = weighted._inlinks
+    assert links and max(links.values()) >= 2, links
+    rates, weights, _ = calls[-1]
+    assert weights is not None and len(weights) == len(rates)
+    expected = sorted(1.0 + math.log1p(links.get(k, 0)) for k in weighted._rates)
+    assert sorted(weights) == pytest.approx(expected)
+    assert max(weights) > min(weights)
+    crawl("none")
+    assert calls and all(w is None for _, w, _ in calls)

@@ -126,6 +126,18 @@ def register(sub: Any) -> None:
         "others under --budget)",
     )
     pol.add_argument(
+        "--policy-metric",
+        choices=("freshness", "age"),
+        help="with --policy optimal: maximise freshness (gives up on pages changing faster than the "
+        "budget can follow) or minimise expected age (does not)",
+    )
+    pol.add_argument(
+        "--policy-weights",
+        choices=("none", "inlinks", "sitemap"),
+        help="with --policy: importance of a page, from the in-links the crawl has seen or a "
+        "sitemap's <priority>",
+    )
+    pol.add_argument(
         "--budget",
         type=_per_second,
         metavar="N[/s|/min|/h|/day]",
@@ -150,6 +162,12 @@ def register(sub: Any) -> None:
         type=bounded(float, 0.0, 1.0),
         metavar="X",
         help="with a topic: do not follow links scoring below X (0..1; counted as focus/pruned)",
+    )
+    pol.add_argument(
+        "--render",
+        choices=("auto", "never", "always"),
+        help="pages only scripts show: render them in headless Chromium (auto: the pages and hosts "
+        "that need it; needs Debian's chromium and pip install 'trawl[render]')",
     )
     pol.add_argument(
         "--private-sites",
@@ -227,7 +245,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         "delay_factor": "delay_factor", "max_crawl_delay": "max_crawl_delay", "max_pages": "max_pages",
         "max_depth": "max_depth", "max_time": "max_seconds", "max_pages_per_host": "max_pages_per_host",
         "transport": "transport", "store_workers": "store_workers", "policy": "policy", "budget": "budget",
-        "focus_threshold": "focus_threshold",
+        "focus_threshold": "focus_threshold", "policy_metric": "policy_metric", "render": "render",
+        "policy_weights": "policy_weights",
     }  # fmt: skip
     for flag, name in simple.items():
         value = getattr(args, flag, None)

@@ -21,7 +21,8 @@ Policies, in the order a URL meets them (each counts what it rejects as ``drop/<
    policy above, including its own host's politeness) with its hop count; beyond
    ``max_redirects`` hops it is dropped (``drop/redirect-limit``), and loops end in the seen set.
 6. **Conditional GET** on revisits (``If-None-Match`` / ``If-Modified-Since``); ``304`` counts as
-   unchanged.
+   unchanged. A host that ignores it but whose validators have proven true is checked with a
+   ``HEAD`` first, the GET following only when they changed (:mod:`trawl.crawl.validators`).
 
 Every response (robots.txt, sitemaps and 3xx included) goes to a :class:`~trawl.crawl.sink.Sink`,
 which writes it to the collection's WARC and table, pages after the default pipeline (type
@@ -29,7 +30,10 @@ sniffing, decoding, conversion, main content, language) so their text and out-li
 The crawl job's sink does that in worker processes (:mod:`trawl.jobs.storeproc`) while the loop
 goes on fetching; a page's visit waits for its answer (the links, once the page is written) but lets its
 host go as soon as the response is in, so politeness is timed from the response, not the parse.
-Sitemaps and feeds add their URLs; in revisit mode each page is queued again at an interval set
+Sitemaps and feeds add their URLs, bounded (``drop/sitemap-too-*``, ``drop/feed-too-*``), with
+their hints: priority and lastmod order the frontier and seed the revisit prior, a lastmod newer
+than a capture sends the page back to the queue, a feed is polled again in every crawl, new
+entries first (:mod:`trawl.crawl.discovery`); in revisit mode each page is queued again at an interval set
 from its estimated Poisson change rate (:mod:`trawl.crawl.revisit`); with focus terms the links
 are ordered by a topic score (:mod:`trawl.crawl.focus`).
 """
@@ -41,6 +45,7 @@ import contextlib
 import dataclasses
 import hashlib
 import html
+import math
 import re
 import time
 from collections import Counter
@@ -53,16 +58,37 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from trawl.config import CrawlConfig
-from trawl.crawl.discovery import CHANGEFREQ_RATE, SitemapEntry, is_feed, next_poll, parse_feed, parse_sitemap
+from trawl.crawl.discovery import (
+    CHANGEFREQ_RATE,
+    FeedInfo,
+    SitemapEntry,
+    feed_poll_interval,
+    is_feed,
+    lastmod_rate,
+    next_poll,
+    parse_feed,
+    parse_sitemap,
+)
 from trawl.crawl.focus import RELEVANT, TopicModel, read_examples
 from trawl.crawl.frontier import DONE, DROPPED, REVISIT, Entry, Frontier, Host
 from trawl.crawl.http11 import HttpTransport
 from trawl.crawl.private import load_private_sites
+from trawl.crawl.render import (
+    RENDER_MODES,
+    HostVerdicts,
+    Rendered,
+    Renderer,
+    RenderUnavailable,
+    entity,
+    gained,
+    render_signal,
+)
 from trawl.crawl.revisit import POLICIES, ChangeHistory, estimate_rate, policy_frequencies, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
 from trawl.crawl.sink import Sink, StoreJob, StoreOutcome
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
 from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
+from trawl.crawl.validators import ValidatorTrust, same_validators
 from trawl.crawl.warcreq import new_record_id
 from trawl.document import Link
 from trawl.errors import ConfigError, StoreError
@@ -91,6 +117,7 @@ DEFAULT_TYPES = (
 
 
 _FORM = re.compile(rb"<form\b", re.IGNORECASE)
+_SCRIPT_TAG = re.compile(rb"<script\b", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -127,8 +154,18 @@ class CrawlSettings:
     robots_ttl: float = 86400.0
     sitemaps: bool = True
     max_sitemap_depth: int = 2
+    max_sitemap_bytes: int = 50 << 20  # decompressed; the sitemap protocol's limit
+    max_sitemap_urls: int = 50000  # URLs (or child sitemaps) read from one sitemap
     feeds: bool = True
+    max_feed_bytes: int = 10 << 20  # decompressed
+    max_feed_entries: int = 1000  # entries read from one feed
     conditional: bool = True
+    # HEAD before GET on a revisit, where a host ignores conditional GET and its validators
+    # have told the truth on its last ``head_trust`` revisits; every ``head_audit``-th such
+    # check is a full GET all the same (0: never), so the trust is earned again
+    head_checks: bool = True
+    head_trust: int = 3
+    head_audit: int = 10
     revisit: bool = False
     revisit_min: float = 60.0
     revisit_max: float = 86400.0
@@ -136,11 +173,27 @@ class CrawlSettings:
     # "proportional", "optimal": the whole set of pages under ``budget`` revisits a second
     policy: str = "adaptive"
     budget: float = 0.0
+    # what "optimal" optimises: "freshness" (it gives up on pages changing faster than it can
+    # follow) or "age" (Cho & Garcia-Molina's expected age, which visits them too)
+    policy_metric: str = "freshness"
+    # importance weights of the budgeted policies: "none", "inlinks" (1 + log of the in-links the
+    # crawl has seen) or "sitemap" (a sitemap's <priority>, 0.5 when absent)
+    policy_weights: str = "none"
     focus: tuple[str, ...] = ()
     focus_examples: str = ""  # a folder of example pages of the topic
     focus_threshold: float = 0.0  # links scoring below it are not followed (pruned)...
     focus_tunnel: int = 2  # ...once this many off-topic pages in a row led to them
     private_sites: str = ""  # a TOML file of per-host headers, cookies, basic auth (crawl.private)
+    # pages only scripts show (crawl.render): "never", "auto" (the pages and hosts that need it)
+    # or "always" (every HTML page), in headless Chromium with its own caps
+    render: str = "never"
+    render_browser: str = ""  # a path or command; empty: chromium, chromium-browser, google-chrome
+    render_timeout: float = 15.0  # seconds a page has to load and settle
+    render_max_requests: int = 60  # sub-requests a page may make (scripts, XHR)
+    render_max_bytes: int = 8 << 20  # bytes of sub-requests a page may fetch
+    render_memory_mb: int = 1024  # the browser is restarted above this resident size (0: no cap)
+    render_concurrency: int = 2  # pages rendered at once
+    render_min_links: int = 3  # auto: fewer links than this beside a script is a sign
     shard: int = 0
     shards: int = 1
     resolve: tuple[str, ...] = ()
@@ -191,6 +244,15 @@ class CrawlSettings:
             raise ConfigError(
                 f"crawl: focus_examples {self.focus_examples!r} is not a folder of example pages"
             )
+        if min(self.max_sitemap_bytes, self.max_sitemap_urls, self.max_feed_bytes, self.max_feed_entries) < 1:
+            raise ConfigError(
+                "crawl: max_sitemap_bytes, max_sitemap_urls, max_feed_bytes and max_feed_entries must be "
+                "at least 1"
+            )
+        if self.max_sitemap_depth < 0 or self.head_trust < 1 or self.head_audit < 0:
+            raise ConfigError(
+                "crawl: max_sitemap_depth and head_audit cannot be negative, head_trust must be at least 1"
+            )
         if self.concurrency < 1:
             raise ConfigError(f"crawl: concurrency must be at least 1, not {self.concurrency}")
         if not 0 <= self.shard < self.shards:
@@ -204,6 +266,26 @@ class CrawlSettings:
         if self.transport not in TRANSPORTS:
             raise ConfigError(
                 f"crawl: unknown transport {self.transport!r}; choose one of {', '.join(TRANSPORTS)}"
+            )
+        if self.render not in RENDER_MODES:
+            raise ConfigError(f"crawl: render is {', '.join(RENDER_MODES)}, not {self.render!r}")
+        if (
+            self.render_timeout <= 0
+            or self.render_max_requests < 0
+            or self.render_max_bytes < 0
+            or self.render_memory_mb < 0
+            or self.render_concurrency < 1
+            or self.render_min_links < 0
+        ):
+            raise ConfigError(
+                "crawl: render_timeout must be positive, render_concurrency at least 1, and "
+                "render_max_requests, render_max_bytes, render_memory_mb, render_min_links not negative"
+            )
+        if self.policy_metric not in ("freshness", "age"):
+            raise ConfigError(f"crawl: policy_metric is freshness or age, not {self.policy_metric!r}")
+        if self.policy_weights not in ("none", "inlinks", "sitemap"):
+            raise ConfigError(
+                f"crawl: policy_weights is none, inlinks or sitemap, not {self.policy_weights!r}"
             )
         if self.policy not in ("adaptive", *POLICIES):
             raise ConfigError(
@@ -288,6 +370,41 @@ def extract_links(body: bytes, base: str) -> list[Link]:
     return out
 
 
+#: new feed entries go ahead of every page found by links (breadth-first priorities are below 0),
+#: after the seeds (10)
+FEED_ENTRY_PRIORITY = 9.0
+#: a date this far past the server's own "now" is a clock that is off, not a hint
+_FUTURE_SLACK = 86400.0
+#: the longest age a lastmod prior believes (older pages are taken to change yearly)
+_MAX_LASTMOD_AGE = 365 * 86400.0
+
+
+def _recency(age: float) -> float:
+    """The frontier bonus of a URL its sitemap or feed dates ``age`` seconds before it was read:
+    newest first among URLs of equal priority, and by less than a sitemap priority step (0.1 of
+    ``<priority>`` is 0.2 of frontier priority), so it orders only what is otherwise equal."""
+    return 0.19 / (1.0 + max(0.0, age) / 86400.0)
+
+
+def _http_time(value: str | None) -> float | None:
+    """Seconds since the epoch of an HTTP date (``Last-Modified``, ``Date``), or ``None``."""
+    if not value:
+        return None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
+def _server_now(resp: FetchResponse) -> float:
+    """The server's "now" for a response (its ``Date`` header, else ours): what the dates it
+    gives (a sitemap's lastmod, a feed's pubDate) are ages against."""
+    return _http_time(resp.header("Date")) or time.time()
+
+
 def _retry_after(value: str | None, cap: float) -> float | None:
     if not value:
         return None
@@ -331,10 +448,30 @@ class Crawler:
         #: per-host headers, cookies and basic auth for private sites (never logged; withheld
         #: from the WARC request records unless a site says otherwise)
         self.private = load_private_sites(settings.private_sites) if settings.private_sites else None
+        #: headless Chromium for pages only scripts show (started on the first page that needs it)
+        self.renderer: Renderer | None = None
+        self._render_verdicts = HostVerdicts()
+        if settings.render != "never":
+            self.renderer = Renderer(
+                self._render_fetch,
+                stats=self.stats,
+                refuse=self._render_refuse,
+                gap=lambda host: self._politeness_delay(self.frontier.host(host), 0.0),
+                browser=settings.render_browser,
+                timeout=settings.render_timeout,
+                max_requests=settings.render_max_requests,
+                max_bytes=settings.render_max_bytes,
+                memory_mb=settings.render_memory_mb,
+                concurrency=settings.render_concurrency,
+                user_agent=settings.user_agent,
+            )
         self.focus: TopicModel | None = None
         #: frontier key -> off-topic pages in a row before it (focused crawls; forgotten once
         #: fetched, and on --resume, which only makes pruning more lenient)
         self._tunnel: dict[int, int] = {}
+        #: importance for the budgeted revisit policies: in-links seen, a sitemap's <priority>
+        self._inlinks: dict[int, int] = {}
+        self._importance: dict[int, float] = {}
         if settings.focus or settings.focus_examples:
             examples = read_examples(Path(settings.focus_examples)) if settings.focus_examples else []
             try:
@@ -366,6 +503,8 @@ class Crawler:
         self._frequencies: dict[int, float] = {}
         self._solved_for, self._solved_at = 0, 0.0
         self._sitemap_hints: dict[str, SitemapEntry] = {}  # a URL's sitemap entry, until admitted
+        self._feed_rules: dict[int, FeedInfo] = {}  # a feed's skipHours/skipDays, from its last read
+        self._validators: dict[str, ValidatorTrust] = {}  # host -> what its validators have shown
         self.refused_seeds: list[tuple[str, str]] = []
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
@@ -581,6 +720,27 @@ class Crawler:
         self.stats.inc("resume/recovered-pages", n)
         return n
 
+    def _reread_hints(self) -> int:
+        """On resume (a later crawl into the same collection): the sitemaps and feeds the crawl
+        has read, more than ``revisit_min`` ago, are read again, so their new URLs, a ``lastmod``
+        newer than a stored capture and new feed entries reach this run too (a feed waiting for
+        its next poll keeps its time; a crawl resumed at once after a kill reads nothing twice)."""
+        s = self.settings
+        kinds = tuple(k for k, on in (("sitemap", s.sitemaps), ("feed", s.feeds)) if on)
+        entries = self.frontier.kind_done(kinds, time.time() - s.revisit_min) if kinds else []
+        for e in entries:
+            self.frontier.requeue(e)
+        self.stats.inc("resume/hints-reread", len(entries))
+        return len(entries)
+
+    def _before_deadline(self, wall: float) -> bool:
+        """Is wall time ``wall`` before the crawl's ``max_seconds`` run out?"""
+        s = self.settings
+        if s.max_seconds is None:
+            return False
+        left = s.max_seconds - (time.monotonic() - self._t0)
+        return wall - time.time() < left
+
     async def run(self, seeds: Sequence[str] = ()) -> CrawlResult:
         s = self.settings
         if self.transport is None:
@@ -593,9 +753,12 @@ class Crawler:
                 total_timeout=s.total_timeout,
                 connections=max(64, s.concurrency * 2),
             )
+        if self.renderer is not None and s.render == "always":
+            await self.renderer.start()  # RenderUnavailable: said before anything is fetched
         self._t0 = time.monotonic()
         if self.frontier.resumed:
             self.recover()
+            self._reread_hints()
         if self.sink is not None:
             await self.sink.open()  # after recovery: the worker takes the collection over now
         self.add_seeds(seeds)
@@ -656,14 +819,14 @@ class Crawler:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=0.5)
                     continue
-                if s.revisit:
-                    self.frontier.due_revisits(time.time())
+                # revisits, and without --revisit the feeds' polls (the only URLs then due again)
+                self.frontier.due_revisits(time.time())
                 host, wait = self.frontier.next_host(now)
                 if host is None:
                     if not tasks and wait == float("inf"):
-                        nxt = self.frontier.next_revisit() if s.revisit else None
-                        if nxt is None:
-                            break
+                        nxt = self.frontier.next_revisit()
+                        if nxt is None or not (s.revisit or self._before_deadline(nxt)):
+                            break  # without --revisit, a feed's next poll is waited for only under --max-time
                         wait = max(0.0, nxt - time.time())
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
@@ -694,6 +857,10 @@ class Crawler:
             self.frontier.flush()
             for fh in self._outboxes.values():
                 fh.close()
+            if self.renderer is not None:
+                if self.renderer.peak_memory:
+                    self.stats.inc("render/browser-peak-mib", self.renderer.peak_memory >> 20)
+                await self.renderer.close()
             if self._own_transport and self.transport is not None:
                 await self.transport.close()
         seconds = time.monotonic() - self._t0
@@ -772,7 +939,12 @@ class Crawler:
         return c
 
     async def _get(
-        self, url: str, headers: list[tuple[str, str]], max_bytes: int, accept: tuple[str, ...]
+        self,
+        url: str,
+        headers: list[tuple[str, str]],
+        max_bytes: int,
+        accept: tuple[str, ...],
+        method: str = "GET",
     ) -> FetchResponse:
         assert self.transport is not None
         self.requests += 1
@@ -782,7 +954,7 @@ class Crawler:
             if extra:
                 headers = [*headers, *extra]
                 self.stats.inc("fetch/private")
-        return await self.transport.fetch(FetchRequest(url, headers, max_bytes, accept))
+        return await self.transport.fetch(FetchRequest(url, headers, max_bytes, accept, method))
 
     async def _fetch_robots(self, h: Host) -> None:
         s = self.settings
@@ -834,6 +1006,66 @@ class Crawler:
                     entries.append(e)
             self.stats.inc("discover/sitemaps", self.add_urls(entries))
 
+    # -- cheap change checks (crawl.validators) ---------------------------------------------------
+
+    def _trust(self, host: str) -> ValidatorTrust:
+        trust = self._validators.get(host)
+        if trust is None:
+            trust = self._validators[host] = ValidatorTrust()
+        return trust
+
+    async def _head_check(self, h: Host, e: Entry) -> FetchResponse | None:
+        """A HEAD before the GET of a revisit, where the host has earned it: the HEAD's answer
+        when it settles the visit (``200`` with the stored validators: unchanged; or a 429/503 to
+        back off on), else ``None`` (the GET follows: the validators changed, the HEAD failed,
+        or no HEAD was due)."""
+        s = self.settings
+        trust = self._validators.get(h.name)
+        if (
+            trust is None
+            or not (e.etag or e.modified)
+            or not trust.head_worth_it(s.head_trust, conditional=s.conditional)
+        ):
+            return None
+        if trust.audit_due(s.head_audit):
+            self.stats.inc("fetch/head-audit")  # a full GET now and then: the trust is checked again
+            return None
+        try:
+            resp = await self._get(e.url, [], 0, (), method="HEAD")
+        except FetchError as exc:
+            self.stats.inc(f"fetch/head-error/{exc.kind}")
+            return None
+        self.stats.inc("fetch/head")
+        if resp.status in (429, 503):
+            return resp
+        if resp.status in (405, 501):
+            trust.head_refused = True
+            self.stats.inc("fetch/head-refused")
+            return None
+        same = same_validators(e.etag, e.modified, resp.header("ETag"), resp.header("Last-Modified"))
+        if resp.status != 200 or not same:
+            self.stats.inc("fetch/head-changed")
+            return None
+        self.stats.inc("fetch/head-unchanged")
+        return resp
+
+    def _observe_validators(
+        self, host: str, stored: tuple[str | None, str | None], e: Entry, changed: bool, *, asked: bool
+    ) -> None:
+        """A full revisit (``200``): did the host ignore a conditional GET, and did its validators
+        tell whether the page changed?"""
+        if not (stored[0] or stored[1]):
+            return
+        trust = self._trust(host)
+        same = same_validators(stored[0], stored[1], e.etag, e.modified)
+        if asked and same:
+            if not trust.ignores_conditional:
+                self.stats.inc("fetch/conditional-ignored")
+            trust.ignores_conditional = True
+        verdict = trust.observe(same, changed)
+        if verdict == "lie":
+            self.stats.inc("fetch/validators-lied")
+
     async def _fetch(self, h: Host, e: Entry, token: int = 0) -> None:
         s = self.settings
         headers: list[tuple[str, str]] = []
@@ -843,9 +1075,15 @@ class Crawler:
             if e.modified:
                 headers.append(("If-Modified-Since", e.modified))
         accept = s.accept_types if e.kind == "page" else ()
+        cap = s.max_body_bytes
+        if e.kind in ("sitemap", "feed"):  # a byte over its own limit, so that one over it shows
+            cap = (s.max_sitemap_bytes if e.kind == "sitemap" else s.max_feed_bytes) + 1
         hc = self._host_counter(h.name)
+        # a HEAD where it can stand in for the GET: its answer when it settles the visit
+        head = await self._head_check(h, e) if e.kind == "page" and e.fetches > 0 and s.head_checks else None
+        by_head = head is not None and head.status == 200  # the validators are unchanged
         try:
-            resp = await self._get(e.url, headers, s.max_body_bytes, accept)
+            resp = head if head is not None else await self._get(e.url, headers, cap, accept)
         except FetchError as exc:
             self.stats.inc(f"fetch/error/{exc.kind}")
             hc["errors"] += 1
@@ -888,7 +1126,7 @@ class Crawler:
             return
         if resp.truncated:
             self.stats.inc("fetch/truncated")
-            self.ctx.drop("crawl", "too-large", f"body cut at {s.max_body_bytes} bytes", url=e.url)
+            self.ctx.drop("crawl", "too-large", f"body cut at {cap} bytes", url=e.url)
         e.fetches += 1
         previous = e.last_fetch
         e.last_fetch = time.time()
@@ -896,10 +1134,19 @@ class Crawler:
         self.pages_total += 1
         self.pages_run += 1
         hc["pages"] += 1
-        if status == 304:
-            self.stats.inc("fetch/not-modified")
+        if status == 304 or by_head:
+            if status == 304:
+                self.stats.inc("fetch/not-modified")
+                self._trust(h.name).ignores_conditional = False  # it honours them: no HEAD needed
+            if self._storing:
+                # a new version of the capture, and a WARC revisit record of the stored one
+                job = self._job("unchanged", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}")
+                job.method = "HEAD" if by_head else "GET"
+                assert self.sink is not None
+                self.sink.submit(job).add_done_callback(self._stored_in_background)
             self._schedule(e, previous, changed=False)
             return
+        validators = (e.etag, e.modified)  # the stored capture's
         e.etag = resp.header("ETag")
         e.modified = resp.header("Last-Modified")
         self._let_go(h, token)  # the host may be asked again while this page is processed
@@ -935,6 +1182,13 @@ class Crawler:
         tunnel = 0
         if self.focus is not None:
             tunnel = self._tunnel.pop(e.key, 0) + 1 if e.priority < 10.0 * RELEVANT else 0
+        if s.policy_weights == "inlinks" and not previous:
+            # in-links from distinct pages: a page's first fetch counts its links once each
+            # (a revisit's would count the same link again)
+            linked = {normalize_url(link.url) for link in links}
+            for linked_url in linked - {None, e.url}:
+                lk = url_key(linked_url or "")
+                self._inlinks[lk] = self._inlinks.get(lk, 0) + 1
         for link in links:
             priority = self._priority(e, link.text, link.url)
             if (
@@ -947,10 +1201,16 @@ class Crawler:
                 self.stats.inc(f"focus/pruned-score/{min(int(priority), 9) / 10:.1f}")
                 continue
             hint = hinted.pop(link.url, None) if hinted else None
+            importance = None
             if hint is not None and hint.priority is not None:
                 # a sitemap's <priority> (0..1, 0.5 when absent) lifts a page by up to one level
-                priority += 2.0 * (min(1.0, max(0.0, hint.priority)) - 0.5)
+                importance = min(1.0, max(0.0, hint.priority))
+                priority += 2.0 * (importance - 0.5)
                 self.stats.inc("discover/sitemap-priority")
+            if e.kind == "feed":  # entries not seen before (the others are not admitted again) first
+                priority = max(priority, FEED_ENTRY_PRIORITY)
+            if hint is not None and hint.age is not None:
+                priority += _recency(hint.age)  # a sitemap's lastmod, a feed entry's date: newest first
             child = self.admit(
                 link.url,
                 depth=e.depth + 1,
@@ -961,9 +1221,18 @@ class Crawler:
             if child is not None:
                 if tunnel:
                     self._tunnel[child.key] = tunnel
+                if importance is not None and s.policy_weights == "sitemap":
+                    self._importance[child.key] = importance
                 if hint is not None and hint.changefreq in CHANGEFREQ_RATE:
                     # the site's own estimate of how often it changes: the page's revisit prior
                     child.prior = CHANGEFREQ_RATE[hint.changefreq]
+                elif hint is not None and hint.age is not None:
+                    # no changefreq: how long before the hint was read the page last changed
+                    # (one draw of the Poisson model's waiting time: rate 1/age)
+                    child.prior = lastmod_rate(
+                        hint.age, minimum_age=s.revisit_min, maximum_age=_MAX_LASTMOD_AGE
+                    )
+                    self.stats.inc("discover/lastmod-prior")
                 children.append(child)
         self.stats.inc("discover/links", len(links))
         if children:
@@ -972,6 +1241,8 @@ class Crawler:
         # is no change), else the bytes'
         digest = self._contents.pop(e.key, "") or hashlib.blake2b(resp.body, digest_size=12).hexdigest()
         changed = e.digest is not None and digest != e.digest
+        if previous and status == 200 and e.kind == "page" and s.head_checks:
+            self._observe_validators(h.name, validators, e, changed, asked=bool(headers))
         e.digest = digest
         self._schedule(e, previous, changed=changed)
 
@@ -992,15 +1263,27 @@ class Crawler:
                 self.stats.inc("revisit/changed")
             else:
                 self.stats.inc("revisit/unchanged")
-        if not s.revisit or e.kind == "sitemap":
-            self.frontier.finish(e, DONE)
-            return
-        if e.kind == "feed":  # a feed is polled at its own ``ttl`` (set when it was read)
+        if e.kind == "feed":
+            # polled again in every crawl, --revisit or not: at its ttl (its prior, 1/ttl), or
+            # sooner or later as its polls have found new entries, at an hour it allows
+            history = ChangeHistory(max(0, e.fetches - 1), e.changes, e.watched)
+            rate = estimate_rate(history, prior=e.prior or 1.0 / s.revisit_min)
+            declared = 1.0 / e.prior if e.prior > 0 else None
+            wait = feed_poll_interval(declared, rate, minimum=s.revisit_min, maximum=s.revisit_max)
+            rules = self._feed_rules.get(e.key)
+            e.due = next_poll(time.time() + wait, rules) if rules is not None else time.time() + wait
             self.frontier.finish(e, REVISIT)
             return
+        if not s.revisit:
+            self.frontier.finish(e, DONE)
+            return
         history = ChangeHistory(max(0, e.fetches - 1), e.changes, e.watched)
-        # the prior: what the site said (a sitemap's changefreq), else the slowest revisit
+        # the prior: what the site said (a sitemap's changefreq or lastmod), else the slowest revisit
         rate = estimate_rate(history, prior=e.prior or 1.0 / s.revisit_max)
+        if e.kind == "sitemap":  # read again as it changes (its lastmods may send pages back)
+            e.due = time.time() + revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
+            self.frontier.finish(e, REVISIT)
+            return
         if s.policy != "adaptive" and s.budget > 0:
             interval = self._policy_interval(e.key, rate)
         else:
@@ -1021,7 +1304,14 @@ class Crawler:
             or now - self._solved_at > 1.0
         ):
             keys = list(self._rates)
-            freqs = policy_frequencies([self._rates[k] for k in keys], s.budget, s.policy)
+            weights = None
+            if s.policy_weights == "inlinks":  # pages more of the web links to matter more
+                weights = [1.0 + math.log1p(self._inlinks.get(k, 0)) for k in keys]
+            elif s.policy_weights == "sitemap":
+                weights = [self._importance.get(k, 0.5) for k in keys]
+            freqs = policy_frequencies(
+                [self._rates[k] for k in keys], s.budget, s.policy, weights=weights, metric=s.policy_metric
+            )
             self._frequencies = dict(zip(keys, freqs, strict=True))
             self._solved_for, self._solved_at = len(keys), now
         f = self._frequencies.get(key, 0.0)
@@ -1085,38 +1375,26 @@ class Crawler:
         ctype = (resp.header("Content-Type") or "").split(";", 1)[0].strip().lower()
         links: list[Link] = []
         if e.kind == "sitemap" or (s.sitemaps and e.url.endswith((".xml", ".xml.gz")) and "sitemap" in e.url):
-            info = parse_sitemap(resp.body)
-            if info.problem:
-                self.stats.inc("discover/sitemap-problem")
-            if e.depth < s.max_sitemap_depth:
-                links += [Link(u, "", "sitemap") for u in info.sitemaps]
-            elif info.sitemaps:
-                self.stats.inc("drop/sitemap-depth", len(info.sitemaps))
-            for item in info.urls:
-                links.append(Link(item.url, "", ""))
-                if item.priority is not None or item.changefreq in CHANGEFREQ_RATE:
-                    self._sitemap_hints[item.url] = item  # priority and change rate, read on admission
-                if item.changefreq in CHANGEFREQ_RATE:
-                    self.stats.inc(f"discover/changefreq/{item.changefreq}")
-            self.stats.inc("discover/sitemap-urls", len(info.urls))
+            links = self._read_sitemap(e, resp)
             await self._store_links_doc(e, resp, links)
             return [Link(link.url, link.text, link.rel) for link in links]
         if s.feeds and is_feed(ctype, resp.body[:1024]):
-            feed = parse_feed(resp.body)
-            links = [Link(u, t) for u, t in feed.links]
-            self.stats.inc("discover/feed-links", len(links))
-            e.kind = "feed"
-            ttl = feed.ttl_seconds if feed.ttl_seconds is not None else s.revisit_min
-            # polled again by its ttl, at an hour its skipHours/skipDays allow
-            e.due = next_poll(time.time() + min(s.revisit_max, max(s.revisit_min, ttl)), feed)
-            if feed.skip_hours or feed.skip_days:
-                self.stats.inc("discover/feed-skip-rules")
+            links = self._read_feed(e, resp)
             await self._store_links_doc(e, resp, links)
             return links
+        if e.kind == "feed":  # a feed no more (gone, moved, an error page): not polled again
+            e.kind = "page"
+        rendered = None
+        if self.renderer is not None and 200 <= resp.status < 300 and "html" in ctype:
+            rendered = await self._render(e, resp)
         if not self._storing:
             if 200 <= resp.status < 300 and ("html" in ctype or not ctype):
                 try:
-                    return extract_links(resp.body, e.url)
+                    html = rendered.html.encode("utf-8") if rendered is not None else resp.body
+                    found = extract_links(html, e.url)
+                    if rendered is not None:
+                        found += [Link(u, "", "") for u in rendered.navigations]
+                    return found
                 except Exception as exc:  # isolation: a page that breaks the parser is one drop
                     self.ctx.error("links", exc, url=e.url)
             return []
@@ -1127,9 +1405,19 @@ class Crawler:
             forms = len(_FORM.findall(resp.body))
             if forms:  # filling forms is out of scope: what lies behind them is not reached
                 self.stats.inc("discover/form-skipped", forms)
-        out = await self._store(
-            self._job("page", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}", extra)
-        )
+        job = self._job("page", resp, e.url, f"{self._source_prefix}/{e.key}/{e.fetches}", extra)
+        if rendered is not None:
+            job.rendered = rendered.html
+            job.render = {
+                "reason": rendered.reason,
+                "seconds": round(rendered.seconds, 3),
+                "requests": rendered.requests,
+                "blocked": rendered.blocked,
+                "timed_out": rendered.timed_out,
+            }
+            # where a script sent the page (location = ...): links like any other
+            job.links.extend(Link(u, "", "") for u in rendered.navigations)
+        out = await self._store(job)
         if not out.stored:
             return []
         if out.content:
@@ -1144,6 +1432,188 @@ class Crawler:
             self.stats.inc("discover/nofollow")
             return []
         return out.links if 200 <= resp.status < 300 else []
+
+    async def _render(self, e: Entry, resp: FetchResponse) -> Rendered | None:
+        """The page as headless Chromium renders it, where the settings and the page's signs
+        (auto) say it needs rendering; ``None`` to keep it as fetched (rendering failed, counted,
+        or unavailable: said once, and the crawl goes on without it)."""
+        s = self.settings
+        assert self.renderer is not None
+        if s.render == "auto":
+            host = self.frontier.host_name(host_of(e.url))
+            verdict = self._render_verdicts.verdict(host)
+            if verdict == "skip":
+                self.stats.inc("render/host-gains-nothing")
+                return None
+            body = entity(resp)
+            reason = render_signal(body, min_links=s.render_min_links)
+            if reason is None and verdict == "render" and _SCRIPT_TAG.search(body):
+                reason = "host"  # this host's pages gained by rendering: each page with scripts
+            if reason is None:
+                return None
+        else:
+            host, body, reason = "", b"", "always"
+        self.stats.inc(f"render/reason/{reason}")
+        try:
+            rendered = await self.renderer.render(e.url, resp)
+        except RenderUnavailable as exc:
+            self.stats.inc("render/unavailable")
+            self.ctx.drop("crawl", "render/unavailable", str(exc), url=e.url)
+            self.renderer = None  # said once: the rest of the crawl reads HTML as fetched
+            return None
+        except RuntimeError as exc:
+            self.stats.inc("render/failed")
+            self.ctx.error("render", exc, url=e.url)
+            return None
+        rendered.reason = reason
+        if s.render == "auto":
+            grew = gained(body, rendered.html, min_links=s.render_min_links)
+            self._render_verdicts.record(host, grew)
+            self.stats.inc("render/gained" if grew else "render/no-gain")
+        return rendered
+
+    async def _render_fetch(self, url: str) -> FetchResponse:
+        """A renderer's sub-request, through the crawl's transport (private-site headers too)."""
+        self.stats.inc("render/sub-requests")
+        return await self._get(url, [], self.settings.render_max_bytes, ())
+
+    def _render_refuse(self, url: str) -> str | None:
+        """Why a renderer's sub-request may not be fetched: its host's robots.txt (a host whose
+        rules the crawl has not read yet is not asked), or ``None``."""
+        if not self.settings.robots:
+            return None
+        h = self.frontier.hosts.get(self.frontier.host_name(host_of(url)))
+        if h is None or h.robots is None:
+            return "robots-unknown"
+        split = urlsplit(url)
+        target = split.path + ("?" + split.query if split.query else "")
+        return None if h.robots.allowed(target or "/") else "robots"
+
+    # -- sitemaps and feeds (crawl.discovery) -----------------------------------------------------
+
+    def _read_sitemap(self, e: Entry, resp: FetchResponse) -> list[Link]:
+        """A sitemap's URLs (its hints kept for their admission) or child sitemaps; the limits
+        hit and the bad values met counted; pages it says changed after their stored capture
+        queued again."""
+        s = self.settings
+        e.kind = "sitemap"
+        info = parse_sitemap(resp.body, max_bytes=s.max_sitemap_bytes, max_urls=s.max_sitemap_urls)
+        if info.problem:
+            self.stats.inc("discover/sitemap-problem")
+        if info.too_large or resp.truncated:
+            self.ctx.drop(
+                "crawl", "sitemap-too-large", f"over {s.max_sitemap_bytes} bytes; read up to there", url=e.url
+            )
+        if info.too_many:
+            self.ctx.drop(
+                "crawl",
+                "sitemap-too-many-urls",
+                f"more than {s.max_sitemap_urls} entries; the rest ignored",
+                url=e.url,
+            )
+        if info.bad_dates:
+            self.stats.inc("discover/lastmod-bad", info.bad_dates)
+        if info.bad_priorities:
+            self.stats.inc("discover/sitemap-bad-priority", info.bad_priorities)
+        links: list[Link] = []
+        if e.depth < s.max_sitemap_depth:
+            links += [Link(u, "", "sitemap") for u in info.sitemaps]
+        elif info.sitemaps:
+            self.stats.inc("drop/sitemap-depth", len(info.sitemaps))
+        now = _server_now(resp)
+        dated: dict[str, float] = {}
+        for item in info.urls:
+            links.append(Link(item.url, "", ""))
+            if item.lastmod is not None:
+                if item.lastmod > now + _FUTURE_SLACK:  # a clock that is off: no hint at all
+                    self.stats.inc("discover/lastmod-future")
+                    item.lastmod = None
+                else:
+                    item.age = now - item.lastmod
+                    dated[item.url] = item.lastmod
+            if item.priority is not None or item.changefreq in CHANGEFREQ_RATE or item.age is not None:
+                self._sitemap_hints[item.url] = item  # priority and change rate, read on admission
+            if item.changefreq in CHANGEFREQ_RATE:
+                self.stats.inc(f"discover/changefreq/{item.changefreq}")
+        self.stats.inc("discover/sitemap-urls", len(info.urls))
+        if dated:
+            self._refetch_changed(dated, "discover/lastmod-refetch")
+        return links
+
+    def _read_feed(self, e: Entry, resp: FetchResponse) -> list[Link]:
+        """A feed's entries, newest first in the frontier (their dates kept as hints); its
+        ``ttl`` (its prior: 1/ttl) and skip rules kept for its next poll; entries updated after
+        their stored capture queued again."""
+        s = self.settings
+        e.kind = "feed"
+        feed = parse_feed(resp.body, max_bytes=s.max_feed_bytes, max_entries=s.max_feed_entries)
+        if feed.problem:
+            self.stats.inc("discover/feed-problem")
+        if feed.too_large or resp.truncated:
+            self.ctx.drop(
+                "crawl", "feed-too-large", f"over {s.max_feed_bytes} bytes; read up to there", url=e.url
+            )
+        if feed.too_many:
+            self.ctx.drop(
+                "crawl",
+                "feed-too-many-entries",
+                f"more than {s.max_feed_entries} entries; the rest ignored",
+                url=e.url,
+            )
+        if feed.bad_dates:
+            self.stats.inc("discover/feed-bad-date", feed.bad_dates)
+        now = _server_now(resp)
+        links: list[Link] = []
+        dated: dict[str, float] = {}
+        new = 0
+        for entry in feed.entries:
+            links.append(Link(entry.url, entry.title))
+            url = normalize_url(entry.url)
+            if url is not None and url_key(url) not in self.frontier.seen:
+                new += 1
+            if entry.date is not None:
+                if entry.date > now + _FUTURE_SLACK:
+                    self.stats.inc("discover/lastmod-future")
+                    continue
+                self._sitemap_hints[entry.url] = SitemapEntry(
+                    entry.url, lastmod=entry.date, age=now - entry.date
+                )
+                dated[entry.url] = entry.date
+        self.stats.inc("discover/feed-links", len(links))
+        self.stats.inc("discover/feed-new", new)
+        e.prior = 1.0 / max(1.0, feed.ttl_seconds) if feed.ttl_seconds else 0.0
+        if feed.skip_hours or feed.skip_days:
+            self.stats.inc("discover/feed-skip-rules")
+            self._feed_rules[e.key] = FeedInfo(skip_hours=feed.skip_hours, skip_days=feed.skip_days)
+        else:
+            self._feed_rules.pop(e.key, None)
+        # what tells one poll from the last (the feed's history): the entries it lists, not its bytes
+        listed = "\n".join(sorted(entry.url for entry in feed.entries)).encode()
+        self._contents[e.key] = hashlib.blake2b(listed, digest_size=12).hexdigest()
+        if dated:
+            self._refetch_changed(dated, "discover/feed-refetch")
+        return links
+
+    def _refetch_changed(self, dated: dict[str, float], counter: str) -> int:
+        """Queue again the fetched URLs among ``dated`` (URL -> when the site says it last
+        changed) whose stored capture is older: older than its ``Last-Modified`` where the
+        capture had one (the site's clock against the site's clock), else than the fetch."""
+        keys: dict[int, float] = {}
+        for raw, when in dated.items():
+            url = normalize_url(raw)
+            if url is not None:
+                keys[url_key(url)] = when
+        known = [k for k in keys if k in self.frontier.seen]
+        n = 0
+        for old in self.frontier.fetched(known) if known else []:
+            captured = _http_time(old.modified) or old.last_fetch
+            if captured and keys[old.key] > captured:
+                self.frontier.requeue(old)
+                n += 1
+        if n:
+            self.stats.inc(counter, n)
+            self._wake.set()
+        return n
 
     async def _store_links_doc(self, e: Entry, resp: FetchResponse, links: list[Link]) -> None:
         """A sitemap or feed: stored with the URLs it lists, so a resumed crawl can replay them."""

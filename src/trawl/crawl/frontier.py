@@ -385,7 +385,7 @@ class Frontier:
             (
                 "UPDATE urls SET state = ?, reason = ?, fetches = ?, retries = ?, due = ?, etag = ?, "
                 "modified = ?, "
-                "digest = ?, changes = ?, watched = ?, last_fetch = ? WHERE key = ?",
+                "digest = ?, changes = ?, watched = ?, last_fetch = ?, prior = ?, kind = ? WHERE key = ?",
                 (
                     state,
                     reason,
@@ -398,6 +398,8 @@ class Frontier:
                     e.changes,
                     e.watched,
                     e.last_fetch,
+                    e.prior,
+                    e.kind,  # a page found to be a sitemap or feed keeps that kind
                     e.key,
                 ),
             )
@@ -411,23 +413,70 @@ class Frontier:
         while self.revisits and self.revisits[0][0] <= now_wall:
             _, key = heapq.heappop(self.revisits)
             self.flush()
+            # (due <= now: an entry taken back early, by requeue, and due again later left
+            # this item behind)
             row = self.db.execute(
-                f"SELECT {_COLUMNS} FROM urls WHERE key = ? AND state = 3", (key,)
+                f"SELECT {_COLUMNS} FROM urls WHERE key = ? AND state = 3 AND due <= ?", (key, now_wall)
             ).fetchone()
             if row is None:
                 continue
-            e = Entry.from_row(row)
-            self.db.execute("UPDATE urls SET state = 0 WHERE key = ?", (key,))
-            h = self._host(e.host)
-            self._seq += 1
-            heapq.heappush(h.queue, (-e.priority, self._seq, e))
-            self.queued += 1
-            self._make_ready(h)
+            self._enqueue(Entry.from_row(row))
             moved += 1
         return moved
 
+    def _enqueue(self, e: Entry) -> None:
+        """A fetched URL back in its host's queue (state queued again)."""
+        self.db.execute("UPDATE urls SET state = 0 WHERE key = ?", (e.key,))
+        h = self._host(e.host)
+        self._seq += 1
+        heapq.heappush(h.queue, (-e.priority, self._seq, e))
+        self.queued += 1
+        self._make_ready(h)
+
     def next_revisit(self) -> float | None:
         return self.revisits[0][0] if self.revisits else None
+
+    def fetched(self, keys: Iterable[int]) -> list[Entry]:
+        """The entries among ``keys`` fetched before and not queued now (done, or waiting for a
+        revisit): those a hint saying "changed since" can send back to the queue."""
+        self.flush()
+        wanted = list(keys)
+        out = []
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out += [
+                Entry.from_row(row)
+                for row in self.db.execute(
+                    f"SELECT {_COLUMNS} FROM urls WHERE key IN ({marks}) AND fetches > 0 "
+                    f"AND state IN ({DONE}, {REVISIT})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def requeue(self, e: Entry, priority: float | None = None) -> None:
+        """Queue a fetched URL (one of :meth:`fetched`, or of :meth:`kind_done`) again now, at
+        ``priority`` if given."""
+        self.flush()
+        if priority is not None:
+            e.priority = priority
+            self.db.execute("UPDATE urls SET priority = ? WHERE key = ?", (priority, e.key))
+        self._enqueue(e)
+
+    def kind_done(self, kinds: tuple[str, ...], before: float) -> list[Entry]:
+        """Every URL of these kinds (``sitemap``, ``feed``) fetched and done (not waiting for a
+        revisit), last fetched before wall time ``before``, for a new run to read again."""
+        self.flush()
+        marks = ",".join("?" * len(kinds))
+        return [
+            Entry.from_row(row)
+            for row in self.db.execute(
+                f"SELECT {_COLUMNS} FROM urls WHERE kind IN ({marks}) AND state = {DONE} AND fetches > 0 "
+                "AND last_fetch < ?",
+                (*kinds, before),
+            )
+        ]
 
     # -- durability --------------------------------------------------------------------------------
 

@@ -7,9 +7,9 @@ same server, ``bench/crawl.py``), which on a small machine is the difference bet
 crawler and the network being the bottleneck. This module does exactly what
 :class:`~trawl.crawl.transport.Transport` promises and no more:
 
-* ``GET`` with ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding: gzip, deflate`` and the
-  request's own headers (conditional GET); the headers sent are returned for the WARC request
-  record;
+* ``GET`` (or ``HEAD``, whose answer has no body whatever its ``Content-Length`` says) with
+  ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding: gzip, deflate`` and the request's own
+  headers (conditional GET); the headers sent are returned for the WARC request record;
 * responses framed by ``Content-Length``, ``Transfer-Encoding: chunked`` (de-chunked; the header
   is dropped from the stored headers, as the body no longer is chunked) or the end of the
   connection; ``1xx`` answers skipped; bodies kept as sent (``Content-Encoding`` is not undone:
@@ -72,6 +72,7 @@ class _Conn(asyncio.Protocol):
         "closed",
         "deadline",
         "got",
+        "head_only",
         "headers",
         "idle_since",
         "ip",
@@ -116,6 +117,7 @@ class _Conn(asyncio.Protocol):
         self.got = False
         self.cap = 0
         self.accept: tuple[str, ...] = ()
+        self.head_only = False  # a HEAD request: the answer ends with its headers
         self.last = 0.0
         self.deadline = 0.0
         self.read_timeout = 0.0
@@ -248,7 +250,7 @@ class _Conn(asyncio.Protocol):
                 self.keep_alive = False
                 self._complete(keep=False)
                 return True
-        if status in (204, 304):
+        if status in (204, 304) or self.head_only:
             self._complete(keep=self.keep_alive and not self.buf)
             return True
         if chunked:
@@ -361,10 +363,18 @@ class _Conn(asyncio.Protocol):
     # -- one exchange ----------------------------------------------------------------------------
 
     def send(
-        self, data: bytes, *, cap: int, accept: tuple[str, ...], read_timeout: float, deadline: float
+        self,
+        data: bytes,
+        *,
+        cap: int,
+        accept: tuple[str, ...],
+        read_timeout: float,
+        deadline: float,
+        head_only: bool = False,
     ) -> asyncio.Future[None]:
         self._reset()
         self.buf.clear()
+        self.head_only = head_only
         self.cap = cap
         self.accept = accept
         self.read_timeout = read_timeout
@@ -545,7 +555,7 @@ class HttpTransport:
         deadline = t0 + self.total_timeout
         key, target, host_header = self._split(request.url)
         extra = "".join(f"{k}: {v}\r\n" for k, v in request.headers)
-        head = f"GET {target} HTTP/1.1\r\nHost: {host_header}\r\n".encode("latin-1", "replace")
+        head = f"{request.method} {target} HTTP/1.1\r\nHost: {host_header}\r\n".encode("latin-1", "replace")
         data = head + self._fixed + extra.encode("latin-1", "replace") + b"\r\n"
         for attempt in range(2):
             conn = self._take_idle(key) if attempt == 0 else None
@@ -561,6 +571,7 @@ class HttpTransport:
                     accept=request.accept_types,
                     read_timeout=self.read_timeout,
                     deadline=loop.time() + max(0.0, deadline - time.monotonic()),
+                    head_only=request.method == "HEAD",
                 )
             except _Stale:
                 if reused:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from trawl.document import Link
 
@@ -24,8 +24,11 @@ class StoreJob:
     """One response for the collection.
 
     ``kind``: ``page`` (the whole pipeline, then the writer; links come back), ``links`` (a
-    sitemap or feed: stored with the ``links`` the crawler parsed, no conversion) or ``raw``
-    (robots.txt, a 429/503: the pipeline and the writer, nothing comes back that matters).
+    sitemap or feed: stored with the ``links`` the crawler parsed, no conversion), ``raw``
+    (robots.txt, a 429/503: the pipeline and the writer, nothing comes back that matters) or
+    ``unchanged`` (a revisit the server answered 304, or a HEAD whose validators had not changed:
+    a WARC revisit record referring to the stored capture, and a new version of the row's capture
+    cell; its text, language and links stay the capture's).
     """
 
     kind: str
@@ -41,6 +44,12 @@ class StoreJob:
     request_headers: list[tuple[str, str]] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)  # for "links"; for "page": extra (a redirect)
     want_text: bool = False
+    method: str = "GET"  # the request's, for its WARC request record
+    #: for "page": the DOM headless Chromium built (trawl.crawl.render), converted instead of the
+    #: body (which the WARC keeps as fetched) and kept as a WARC conversion record; ``render``
+    #: says how (reason, seconds, requests, blocked, timed_out), stored in the page's metadata
+    rendered: str | None = None
+    render: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -59,6 +59,7 @@ class FetchRequest:
     headers: list[tuple[str, str]] = field(default_factory=list)
     max_bytes: int = 10 << 20
     accept_types: tuple[str, ...] = ()  # media-type prefixes; empty accepts everything
+    method: str = "GET"  # or "HEAD": the headers only (a cheap check of a page's validators)
 
 
 @dataclass(slots=True)
@@ -223,7 +224,9 @@ class AiohttpTransport:
         t0 = time.monotonic()
         try:
             async with asyncio.timeout(self.total_timeout):
-                async with session.get(request.url, headers=request.headers, allow_redirects=False) as resp:
+                async with session.request(
+                    request.method, request.url, headers=request.headers, allow_redirects=False
+                ) as resp:
                     headers = [
                         (k.decode("latin-1"), v.decode("latin-1"))
                         for k, v in resp.raw_headers

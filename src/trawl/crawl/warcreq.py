@@ -1,4 +1,5 @@
-"""WARC ``request`` records: what the crawler sent, beside the ``response`` records of what came back.
+"""WARC ``request`` records: what the crawler sent, beside the ``response`` records of what came back
+(and ``conversion`` records: a page as headless Chromium rendered it, :mod:`trawl.crawl.render`).
 
 The collection's :class:`~trawl.store.warcfile.WarcFileWriter` writes responses (and resources and
 revisits); a crawl also owes the archive its requests (WARC 1.1 §6.5: a ``request`` record holds
@@ -48,6 +49,7 @@ class RequestRecorder:
         self._size = 0
         self._serial = 0
         self.records = 0
+        self.conversions = 0
 
     def _open(self) -> IO[bytes]:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -80,7 +82,6 @@ class RequestRecorder:
             f"{_clean(k)}: {_clean(v)}\r\n" for k, v in headers
         )
         block = (head + "\r\n").encode("utf-8")
-        digest = "sha1:" + base64.b32encode(hashlib.sha1(block).digest()).decode("ascii")
         fields = [
             ("WARC-Type", "request"),
             ("WARC-Record-ID", new_record_id()),
@@ -91,11 +92,32 @@ class RequestRecorder:
             fields.append(("WARC-Concurrent-To", concurrent_to))
         if ip:
             fields.append(("WARC-IP-Address", ip))
+        self._append(fields, "application/http; msgtype=request", block)
+
+    def write_conversion(self, url: str, payload: bytes, when: datetime, *, refers_to: str) -> None:
+        """A ``conversion`` record (WARC 1.1 §6.8): the page ``refers_to`` names as a browser
+        rendered it (its scripts run), an HTML document in UTF-8."""
+        fields = [
+            ("WARC-Type", "conversion"),
+            ("WARC-Record-ID", new_record_id()),
+            ("WARC-Date", _date(when)),
+            ("WARC-Target-URI", _clean(url).replace(" ", "%20")),
+            ("WARC-Refers-To", refers_to),
+        ]
+        self._append(fields, "text/html; charset=utf-8", payload, payload_digest=True)
+        self.conversions += 1
+
+    def _append(
+        self, fields: list[tuple[str, str]], content_type: str, block: bytes, *, payload_digest: bool = False
+    ) -> None:
+        digest = "sha1:" + base64.b32encode(hashlib.sha1(block).digest()).decode("ascii")
         fields += [
-            ("Content-Type", "application/http; msgtype=request"),
+            ("Content-Type", content_type),
             ("Content-Length", str(len(block))),
             ("WARC-Block-Digest", digest),
         ]
+        if payload_digest:
+            fields.append(("WARC-Payload-Digest", digest))
         record = (
             ("WARC/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in fields) + "\r\n").encode()
             + block

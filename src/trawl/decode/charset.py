@@ -753,6 +753,11 @@ class CharsetDecoder(Step):
             self.count(f"decode/skipped/{kind}")
             return doc
         self.decode(doc)
+        if doc.rendered is not None:
+            # the DOM a browser built from these bytes (its scripts run): what the converters
+            # read; the fetched bytes' decoding stays recorded above
+            doc.markup = doc.rendered
+            self.count("decode/rendered")
         return doc
 
     def decode(self, doc: Document) -> str:

@@ -42,7 +42,7 @@ from typing import Any
 
 from trawl.convert.sniff import TypeSniffer
 from trawl.crawl.sink import StoreJob, StoreOutcome
-from trawl.document import Document
+from trawl.document import UNCHANGED, Document
 from trawl.errors import StoreError
 from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
 
@@ -78,6 +78,10 @@ def make_document(job: StoreJob) -> Document:
         doc.warc_headers.append(("WARC-IP-Address", job.ip))
     if job.truncated:
         doc.warc_headers.append(("WARC-Truncated", "length"))
+    if job.rendered is not None:
+        doc.rendered = job.rendered
+        doc.metadata["rendered"] = True
+        doc.metadata["render"] = dict(job.render)
     return doc
 
 
@@ -85,6 +89,11 @@ def prepare(job: StoreJob, steps: list[Any], ctx: Any) -> list[Document]:
     """The conversion half: the response through ``steps`` (no writer); a sitemap or feed is not
     converted, it carries the links the crawler parsed."""
     doc = make_document(job)
+    if job.kind == "unchanged":
+        # nothing to convert: the writer makes it a revisit of the row's stored capture
+        doc.record_type = "revisit"
+        doc.metadata[UNCHANGED] = job.method
+        return [doc]
     if job.kind == "links":
         doc.links = list(job.links)
         # not converted, but typed as every other capture is (a sitemap, a feed: not "unknown")
@@ -101,13 +110,17 @@ def finish(
     """The storing half: the request record, then the writer; what the crawler needs back."""
     if recorder is not None:
         recorder.write(
-            job.url, "GET", job.request_headers, job.fetched_at, concurrent_to=job.record_id, ip=job.ip
+            job.url, job.method, job.request_headers, job.fetched_at, concurrent_to=job.record_id, ip=job.ip
         )
     if writer is not None:
         docs = list(writer.run(docs, ctx))
     if not docs:
         return StoreOutcome(False)
-    if job.kind == "links":
+    if recorder is not None and job.rendered is not None:
+        recorder.write_conversion(
+            job.url, job.rendered.encode("utf-8"), job.fetched_at, refers_to=job.record_id
+        )
+    if job.kind in ("links", "unchanged"):
         return StoreOutcome(True)
     out = docs[0]
     nofollow = bool(out.metadata.get("robots_nofollow") or out.metadata.get("nofollow"))

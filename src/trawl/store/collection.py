@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from trawl.config import Config, load_config
-from trawl.document import Document, WarcPointer
+from trawl.document import UNCHANGED, Document, WarcPointer
 from trawl.errors import CollectionNotFound, RecordNotFound, StoreError, WarcFormatError
 from trawl.pipeline.base import RunContext, Step
 from trawl.pipeline.stats import Stats
@@ -65,6 +65,7 @@ from trawl.store.table import Mutation, RowStore, Table
 from trawl.store.tablets import MASTER, TabletTable
 from trawl.store.warcfile import (
     IDENTICAL_PAYLOAD,
+    SERVER_NOT_MODIFIED,
     WarcFileWriter,
     payload_digest,
     read_frame,
@@ -647,6 +648,8 @@ class CollectionWriter(Step):
         """What to write for ``doc``: the document itself, or a revisit record when its payload is
         stored already (in the table, or staged just before it); and, for a revisit, what it
         refers to."""
+        if doc.metadata.get(UNCHANGED):
+            return self._plan_unchanged(doc)
         original = None
         if self._dedup and doc.raw and doc.record_type in ("response", "resource"):
             original = self._staged_payloads.get(digest) or self.collection.table.get_entry("payload", digest)
@@ -667,6 +670,34 @@ class CollectionWriter(Step):
         if not (doc.record_id and doc.record_id.startswith("<urn:") and doc.record_id.endswith(">")):
             doc.record_id = f"<urn:uuid:{uuid.uuid4()}>"  # known before writing, so a revisit can name it
         return doc, None
+
+    def _plan_unchanged(self, doc: Document) -> tuple[Document, dict[str, Any] | None]:
+        """A crawl's unchanged revisit (a 304, or a HEAD whose validators held): a revisit record
+        (profile server-not-modified) of the row's newest capture, or of the capture that one
+        refers to, so the chain stays one step; with no capture stored, the answer as it is."""
+        doc.record_id = f"<urn:uuid:{uuid.uuid4()}>"
+        versions = self.collection.table.versions_of(doc.surt, "fetch", "capture")
+        if not versions or not versions[0][1].get("pointer"):
+            self.count("store/unchanged/no-capture")
+            doc.record_type = "response"
+            return doc, None
+        previous = versions[0][1]
+        original = previous.get("revisit_of") or {
+            "row": doc.surt,
+            "pointer": previous["pointer"],
+            "record_id": previous.get("record_id"),
+        }
+        when = previous.get("fetched_at")
+        date = datetime.fromisoformat(when).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+        refs = [("WARC-Refers-To", str(original["record_id"])), ("WARC-Profile", SERVER_NOT_MODIFIED)]
+        refs.append(("WARC-Refers-To-Target-URI", str(previous.get("url") or doc.url)))
+        if date:
+            refs.append(("WARC-Refers-To-Date", date))
+        if previous.get("payload_digest"):
+            refs.append(("WARC-Payload-Digest", str(previous["payload_digest"])))
+        doc.warc_headers = [*doc.warc_headers, *refs]
+        self.count(f"store/unchanged/{str(doc.metadata.get(UNCHANGED, 'GET')).lower()}")
+        return doc, dict(original)
 
     def _payload_entry(self, doc: Document, pointer: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -855,12 +886,17 @@ class CollectionWriter(Step):
             },
             "links": {"out": [link.as_dict() for link in doc.links]},
         }
-        if self._store_text:
+        unchanged = bool(doc.metadata.get(UNCHANGED)) and revisit_of is not None
+        if unchanged:
+            # the page as it was: its text, language, links and metadata stay the capture's, read
+            # at this version as the newest at or before it
+            cells = {"fetch": cells["fetch"]}
+        if self._store_text and not unchanged:
             cells["text"] = {"title": doc.title, "text": doc.text}
         if doc.lang is not None:
             cells["lang"] = {"doc": {"lang": doc.lang, "score": doc.lang_score, "passages": doc.passages}}
         mutations = [Mutation(row, ts, put=cells)]
-        if self._anchors:
+        if self._anchors and not unchanged:
             mutations += self._anchor_mutations(doc, ts)
         indexes = [
             ("hash", url_hash(doc.url), row),

@@ -46,6 +46,7 @@ from trawl.errors import MissingDependency, RecordNotFound, StoreError, WarcForm
 
 __all__ = [
     "IDENTICAL_PAYLOAD",
+    "SERVER_NOT_MODIFIED",
     "WARC_CODECS",
     "WarcFileWriter",
     "WarcRecordError",
@@ -624,6 +625,8 @@ _REVISIT_FIELDS: Final = ("WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-R
 _IDENTICAL_PAYLOAD: Final = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 #: the WARC-Profile of a revisit record whose payload is identical to the record it refers to
 IDENTICAL_PAYLOAD: Final = _IDENTICAL_PAYLOAD
+#: the WARC-Profile of a revisit record of an unchanged page the server did not send again (304)
+SERVER_NOT_MODIFIED: Final = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 _FILE_RE_TEMPLATE: Final = r"^{prefix}-\d{{14}}-(\d{{5,}})\.warc(?:\.gz|\.zst)?$"
 
 

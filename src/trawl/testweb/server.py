@@ -53,6 +53,9 @@ class LogEntry:
     start: float
     end: float
     conn: int
+    #: bytes on the wire, head and body (0 where not counted: drips and endless bodies)
+    wire: int = 0
+    method: str = "GET"
 
 
 def _head(reply: Reply, length: int | None, keep_alive: bool) -> bytes:
@@ -137,14 +140,24 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         body = b"" if method == "HEAD" or reply.status == 304 else reply.body
         if reply.wire is not None and keep_alive and method == "GET":
-            self.transport.write(reply.wire)  # a cached page: its answer was built before
+            data = reply.wire  # a cached page: its answer was built before
         else:
             data = _head(reply, len(reply.body) if reply.status != 304 else None, keep_alive) + body
             if keep_alive and method == "GET" and reply.status == 200:
                 reply.wire = data
-            self.transport.write(data)
+        self.transport.write(data)
         self.server._log(
-            LogEntry(host, target, reply.status, len(body), start, time.monotonic(), self.conn_id)
+            LogEntry(
+                host,
+                target,
+                reply.status,
+                len(body),
+                start,
+                time.monotonic(),
+                self.conn_id,
+                len(data),
+                method,
+            )
         )
         if not keep_alive:
             self._close()
@@ -191,7 +204,9 @@ class _Connection(asyncio.Protocol):
                     await asyncio.sleep(0)
                 self._close()
             self.server._log(
-                LogEntry(host, target, reply.status, sent, start, time.monotonic(), self.conn_id)
+                LogEntry(
+                    host, target, reply.status, sent, start, time.monotonic(), self.conn_id, method=method
+                )
             )
         finally:
             self.busy = False
@@ -225,6 +240,12 @@ class TestWebServer:
     def clock(self) -> float:
         """Server time: seconds since the server started (the web's change processes run on it)."""
         return time.monotonic() - self._t0
+
+    @property
+    def started(self) -> float:
+        """When the server's clock began (:func:`time.monotonic`): a log entry's ``start`` less
+        this is the server time its request was answered at."""
+        return self._t0
 
     def _log(self, entry: LogEntry) -> None:
         self.requests += 1

@@ -14,7 +14,10 @@ robots.txt variants; sitemaps and RSS feeds on some hosts; and change over time:
 rewritten at the events of a Poisson process of rate ``change_rates[i % len(change_rates)]`` per
 second, seeded, so :meth:`TestWeb.version` and :meth:`TestWeb.change_rate` are the ground truth
 a revisit policy is judged against (``ETag`` and ``Last-Modified`` follow the version, and
-conditional requests get ``304``).
+conditional requests get ``304``; the host's ``/sitemap.xml`` gives each page's ``<lastmod>``,
+``/sitemap-lastmod.xml`` that alone). ``validators`` makes the ordinary hosts' servers worse:
+``"no-304"`` keeps honest validators but ignores ``If-None-Match`` (every request a full
+``200``: where ``HEAD`` pays), ``"frozen"`` never changes them (validators that lie).
 
 With ``special=True`` the web also holds the hosts a crawler must survive (see
 :data:`SPECIAL_HOSTS`): slow, failing, rate-limiting, refusing, garbage-speaking, dripping,
@@ -29,10 +32,13 @@ import bisect
 import dataclasses
 import gzip
 import hashlib
+import json
 import random
+import urllib.parse
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email.utils import formatdate
 from functools import cache, lru_cache
 from html import escape
@@ -63,8 +69,12 @@ SPECIAL_HOSTS: dict[str, str] = {
     "delay.test": "robots.txt asks for Crawl-delay: 0.2",
     "sitemaps.test": "robots.txt lists a sitemap index that includes itself, a gzipped and a text sitemap",
     "docs.test": "PDF and DOCX documents, and a PNG image (a type the crawler refuses on its headers)",
-    "news.test": "RSS and Atom feeds whose items change often",
+    "news.test": "RSS and Atom feeds whose items change often (a story every news_interval s), "
+    "with dates, ETag and 304",
     "private.test": "members only: HTTP basic auth alice/secret or the cookie session=letmein, else 401",
+    "script.test": "pages a script builds: a <noscript> shell whose links and text come from /api/page "
+    "(JSON, fetched by /app.js); robots.txt disallows /track/, which the script also calls; "
+    "/hostile/loop.html never stops running, /hostile/oom.html eats memory (linked from nowhere)",
 }
 
 _ENCODINGS: dict[str, tuple[str, ...]] = {
@@ -156,6 +166,22 @@ class Reply:
     wire: bytes | None = None  # the whole keep-alive answer as sent, kept by the server for reuse
 
 
+def _source(i: int) -> int:
+    """The page whose text page ``i`` shows: ``i - 2`` for the exact duplicates (``i ≡ 9 mod 10``),
+    ``i - 1`` for the near ones (``i ≡ 8``), else ``i``."""
+    return i - 2 if i % 10 == 9 else i - 1 if i % 10 == 8 else i
+
+
+def _w3c(when: float) -> str:
+    """A W3C datetime to the second, as sitemaps and Atom write them."""
+    return datetime.fromtimestamp(int(when), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _date(now: float) -> tuple[str, str]:
+    """The ``Date`` header at server time ``now`` (what a hint's dates are read against)."""
+    return ("Date", formatdate(_EPOCH + now, usegmt=True))
+
+
 def _h(text: str) -> str:
     return escape(text, quote=False)
 
@@ -185,6 +211,126 @@ def _big_robots() -> bytes:
         i += 1
     lines.append(b"Disallow: /p/3.html\n")  # past the parse cap: must be ignored
     return b"".join(lines)
+
+
+_SITEMAP_NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+_HINT_BOMB_SIZE = 64 << 20  # past the sitemap protocol's 50 MB
+
+
+@cache
+def _hint_bomb(prefix: bytes) -> bytes:
+    """``prefix`` and 64 MiB of spaces, gzipped to ~64 KiB: a sitemap or feed bomb."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    out = [packer.compress(prefix)]
+    chunk = b" " * (1 << 20)
+    out += [packer.compress(chunk) for _ in range(_HINT_BOMB_SIZE >> 20)]
+    out.append(packer.flush())
+    return b"".join(out)
+
+
+def _hostile_sitemap(name: str) -> Reply:
+    """sitemaps.test/limits/NAME: sitemaps that break the limits or the rules (listed by
+    ``/limits/index.xml``): ``many.xml`` (120 URLs), ``big.xml`` (2,000 URLs, ~130 kB),
+    ``bomb.xml.gz`` (64 MiB of spaces after ``<urlset>``, gzipped), ``dates.xml`` (lastmod in each
+    W3C form, and bogus ones; a priority that is no number), ``broken.xml`` (cut short),
+    ``entities.xml`` (a billion laughs)."""
+    xml = "application/xml"
+    urls = "".join
+    if name == "index.xml":
+        children = ("many.xml", "big.xml", "bomb.xml.gz", "dates.xml", "broken.xml", "entities.xml")
+        body = (
+            f'<?xml version="1.0"?><sitemapindex {_SITEMAP_NS}>'
+            + urls(f"<sitemap><loc>http://sitemaps.test/limits/{c}</loc></sitemap>" for c in children)
+            + "</sitemapindex>"
+        ).encode()
+    elif name in ("many.xml", "big.xml"):
+        count = 120 if name == "many.xml" else 2000
+        body = (
+            f'<?xml version="1.0"?><urlset {_SITEMAP_NS}>'
+            + urls(f"<url><loc>http://sitemaps.test/{name[:-4]}/{i}.html</loc></url>" for i in range(count))
+            + "</urlset>"
+        ).encode()
+    elif name == "bomb.xml.gz":
+        return Reply(
+            200, [("Content-Type", "application/x-gzip")], _hint_bomb(f"<urlset {_SITEMAP_NS}>".encode())
+        )
+    elif name == "dates.xml":
+        dates = (
+            "2024", "2024-03", "2024-03-05", "2024-03-05T10:20+01:00", "2024-03-05T10:20:30Z",
+            "2024-03-05T10:20:30.45-05:00", "yesterday", "2024-13-01", "2024-02-30T10:00Z", "1970-01-01",
+        )  # fmt: skip
+        body = (
+            f'<?xml version="1.0"?><urlset {_SITEMAP_NS}>'
+            + urls(
+                f"<url><loc>http://sitemaps.test/dated/{i}.html</loc><lastmod>{d}</lastmod></url>"
+                for i, d in enumerate(dates)
+            )
+            + "<url><loc>http://sitemaps.test/dated/x.html</loc><priority>high</priority></url></urlset>"
+        ).encode()
+    elif name == "broken.xml":
+        body = (
+            f"<urlset {_SITEMAP_NS}><url><loc>http://sitemaps.test/broken/0.html</loc></url>"
+            "<url><loc>http://sitemaps.test/broken/1.html</loc></url><url><loc>http://sitemaps.te"
+        ).encode()
+    elif name == "entities.xml":
+        body = (
+            b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+            + b"".join(
+                f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode()
+                for i in range(1, 10)
+            )
+            + b"]><urlset><url><loc>http://sitemaps.test/laughs/&lol9;.html</loc></url></urlset>"
+        )
+    else:
+        return Reply(404, [("Content-Type", "text/plain")], b"not found\n")
+    return Reply(200, [("Content-Type", xml)], body)
+
+
+def _hostile_feed(name: str) -> Reply:
+    """news.test/limits/NAME: feeds that break the limits or the rules: ``many.xml`` (60 items),
+    ``big.xml`` (~200 kB), ``bomb.xml`` (64 MiB of spaces after ``<rss>``, gzipped, as
+    ``Content-Encoding: gzip``), ``dates.xml`` (RSS 0.91 with pubDates good and bogus),
+    ``broken.xml`` (cut short)."""
+    rss = [("Content-Type", "application/rss+xml")]
+
+    def items(count: int, pad: int = 0) -> str:
+        return "".join(
+            f"<item><title>Item {i}{' ' * pad}</title><link>http://news.test/{name[:-4]}/{i}.html</link></item>"
+            for i in range(count)
+        )
+
+    if name == "many.xml":
+        body = f'<rss version="2.0"><channel><title>Many</title>{items(60)}</channel></rss>'.encode()
+    elif name == "big.xml":
+        body = f'<rss version="2.0"><channel><title>Big</title>{items(200, 900)}</channel></rss>'.encode()
+    elif name == "bomb.xml":
+        return Reply(200, [*rss, ("Content-Encoding", "gzip")], _hint_bomb(b'<rss version="2.0"><channel>'))
+    elif name == "dates.xml":
+        dates = (
+            "Tue, 05 Mar 2024 10:20:30 GMT",
+            "5 Mar 2024 10:20 +0100",
+            "2024-03-05T10:20:30Z",
+            "soon",
+            "Mon, 99 Foo",
+        )
+        body = (
+            '<?xml version="1.0"?><!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" '
+            '"http://my.netscape.com/publish/formats/rss-0.91.dtd">'
+            '<rss version="0.91"><channel><title>Dated</title>'
+            + "".join(
+                f"<item><title>D{i}</title><link>http://news.test/dated/{i}.html</link><pubDate>{d}</pubDate></item>"
+                for i, d in enumerate(dates)
+            )
+            + "</channel></rss>"
+        ).encode()
+    elif name == "broken.xml":
+        body = (
+            b'<rss version="2.0"><channel><item><title>A</title><link>http://news.test/broken/0.html</link></item>'
+            b"<item><title>B</title><link>http://news.te"
+        )
+    else:
+        return Reply(404, [("Content-Type", "text/plain")], b"not found\n")
+    return Reply(200, rss, body)
 
 
 def _docs() -> tuple[bytes, bytes]:
@@ -224,6 +370,8 @@ class TestWeb:
         noisy: bool = False,
         topics: int = 0,
         homophily: float = 0.8,
+        validators: str = "honest",
+        news_interval: float = 10.0,
     ) -> None:
         if hosts < 1 or pages < 2:
             raise ValueError(f"a test web needs at least 1 host and 2 pages per host, not {hosts}, {pages}")
@@ -248,6 +396,12 @@ class TestWeb:
             raise ValueError(f"homophily is a probability, not {homophily}")
         self.topics = topics
         self.homophily = homophily
+        if validators not in ("honest", "no-304", "frozen"):
+            raise ValueError(f"validators are honest, no-304 or frozen, not {validators!r}")
+        self.validators = validators
+        if news_interval <= 0:
+            raise ValueError(f"news_interval is seconds between two stories, not {news_interval}")
+        self.news_interval = news_interval  # news.test: a new story this often (server time)
         self._served = 0
         self._events: dict[tuple[str, int], list[float]] = {}
         # rendered article pages by (host index, page, query, version): a crawl benchmark must
@@ -530,14 +684,23 @@ class TestWeb:
                 f'<p><a href="http://h{(n + 1) % self.n_hosts}.test/">Next site</a></p></body></html>\n'
             )
             return self._html(page, encoding, declared)
-        if path == "/sitemap.xml":
+        if path in ("/sitemap.xml", "/sitemap-lastmod.xml"):
+            # each page's <lastmod>: when its text last changed (server clock, as Last-Modified);
+            # /sitemap-lastmod.xml says only that (no changefreq, no priority)
+            full = path == "/sitemap.xml"
             urls = "\n".join(
-                f"<url><loc>http://{host}/p/{i}.html</loc><changefreq>daily</changefreq>"
-                f"<priority>{0.9 if i < 3 else 0.5}</priority></url>"
+                f"<url><loc>http://{host}/p/{i}.html</loc>"
+                f"<lastmod>{_w3c(_EPOCH + self.version(host, _source(i), now)[1])}</lastmod>"
+                + (
+                    f"<changefreq>daily</changefreq><priority>{0.9 if i < 3 else 0.5}</priority>"
+                    if full
+                    else ""
+                )
+                + "</url>"
                 for i in reversed(range(self.pages))  # listed last, ranked first: priority must order
             )
             xml = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}\n</urlset>\n'
-            return Reply(200, [("Content-Type", "application/xml")], xml.encode())
+            return Reply(200, [("Content-Type", "application/xml"), _date(now)], xml.encode())
         if path == "/feed.xml":
             return self._rss(
                 host, [(f"http://{host}/p/{i}.html", self.title(host, i)) for i in range(min(5, self.pages))]
@@ -551,11 +714,9 @@ class TestWeb:
             i = int(path[3:-5])
             if i >= self.pages:
                 return self._not_found()
-            source, variant = i, ""
-            if i % 10 == 9:
-                source = i - 2  # an exact duplicate of page i-2
-            elif i % 10 == 8:
-                source, variant = i - 1, " (mirror)"  # near duplicate: one line differs
+            source, variant = _source(i), ""
+            if i % 10 == 8:
+                variant = " (mirror)"  # near duplicate: one line differs
             if query == "print=1":
                 variant += " (print)"
             version, changed = self.version(host, source, now)
@@ -563,15 +724,17 @@ class TestWeb:
             cached = self._pages.get(key)
             if cached is None:
                 page, version, changed = self._page_html(host, n, source, now, variant=variant)
-                tag = hashlib.blake2b(f"{host}{i}{version}{variant}".encode(), digest_size=8).hexdigest()
+                frozen = self.validators == "frozen"  # validators that never change: they lie
+                tagged = 0 if frozen else version
+                tag = hashlib.blake2b(f"{host}{i}{tagged}{variant}".encode(), digest_size=8).hexdigest()
                 etag = f'"{tag}"'
-                last_modified = formatdate(_EPOCH + changed, usegmt=True)
+                last_modified = formatdate(_EPOCH + (self.start if frozen else changed), usegmt=True)
                 reply = self._html(page, encoding, declared)
                 reply.headers += [("ETag", etag), ("Last-Modified", last_modified)]
                 cached = (etag, reply)
                 self._remember(key, cached)
             etag, reply = cached
-            if headers.get("if-none-match") == etag:
+            if headers.get("if-none-match") == etag and self.validators == "honest":
                 return Reply(304, reply.headers[-2:])
             if self.noisy and b"</footer>" in reply.body:
                 self._served += 1
@@ -592,8 +755,14 @@ class TestWeb:
         self._pages[key] = value
         self._pages_bytes += size
 
-    def _rss(self, host: str, items: list[tuple[str, str]], ttl: int = 5) -> Reply:
-        entries = "\n".join(f"<item><title>{_h(t)}</title><link>{_h(u)}</link></item>" for u, t in items)
+    def _rss(
+        self, host: str, items: list[tuple[str, str]], ttl: int = 5, dates: Sequence[float] = ()
+    ) -> Reply:
+        stamps = [f"<pubDate>{formatdate(d, usegmt=True)}</pubDate>" for d in dates] or [""] * len(items)
+        entries = "\n".join(
+            f"<item><title>{_h(t)}</title><link>{_h(u)}</link>{stamp}</item>"
+            for (u, t), stamp in zip(items, stamps, strict=True)
+        )
         xml = (
             '<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>'
             f"<title>{_h(host)}</title><link>http://{host}/</link><ttl>{ttl}</ttl>\n{entries}\n</channel></rss>\n"
@@ -628,6 +797,7 @@ class TestWeb:
             "Disallow: /p/1.html\nCrawl-delay: soon\nNonsense: yes\n\xff\xfe",
             "delay": "User-agent: *\nCrawl-delay: 0.2\n",
             "sitemaps": "User-agent: *\nAllow: /\nSitemap: http://sitemaps.test/index.xml\n",
+            "script": "User-agent: *\nDisallow: /track/\n",
         }
         if name == "bigrobots":
             return Reply(200, [("Content-Type", "text/plain")], _big_robots())
@@ -683,6 +853,78 @@ class TestWeb:
                 f"<!DOCTYPE html><html><head><title>Members' area</title></head><body><h1>Members' area</h1>"
                 f"<p>{_h(text)}</p><ul>\n{items}\n</ul>"
                 '<form method="post" action="/search"><input name="q"><button>Search</button></form>'
+                "</body></html>\n"
+            )
+        return self._not_found()
+
+    #: script.test's pages (see SPECIAL_HOSTS): / and /s/0.html .. /s/{SCRIPT_PAGES - 1}.html
+    SCRIPT_PAGES = 8
+    _SCRIPT_JS = (
+        "(function () {\n"
+        "  var here = location.pathname;\n"
+        "  fetch('/api/page?path=' + encodeURIComponent(here)).then(function (r) { return r.json(); })\n"
+        "    .then(function (d) {\n"
+        "      document.title = d.title;\n"
+        "      var main = document.getElementById('main');\n"
+        "      main.innerHTML = '<h1></h1><p></p>';\n"
+        "      main.querySelector('h1').textContent = d.title;\n"
+        "      main.querySelector('p').textContent = d.text;\n"
+        "      var nav = document.getElementById('nav');\n"
+        "      d.links.forEach(function (l) {\n"
+        "        var a = document.createElement('a'); a.href = l[0]; a.textContent = l[1];\n"
+        "        nav.appendChild(a); nav.appendChild(document.createTextNode(' '));\n"
+        "      });\n"
+        "    });\n"
+        "  fetch('/track/view?path=' + encodeURIComponent(here)).catch(function () {});\n"
+        "  var logo = new Image(); logo.src = '/logo.png';\n"
+        "})();\n"
+    )
+
+    def script_page_text(self, i: int) -> str:
+        """What script.test's page ``i`` (-1: the home page) says once its script has run."""
+        if i < 0:
+            return "Welcome to the script site: every page here is built by its script."
+        return f"Script page {i} tells the story of lighthouse number {i}, lit by its keeper at dusk."
+
+    def _host_script(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        n = self.SCRIPT_PAGES
+        if path == "/app.js":
+            return Reply(200, [("Content-Type", "application/javascript")], self._SCRIPT_JS.encode())
+        if path == "/api/page":
+            target = urllib.parse.unquote(dict(urllib.parse.parse_qsl(query)).get("path", "/"))
+            i = -1
+            if target != "/":
+                stem = target[3:-5] if target.startswith("/s/") and target.endswith(".html") else ""
+                if not stem.isdigit() or int(stem) >= n:
+                    return Reply(404, [("Content-Type", "application/json")], b'{"error": "no such page"}')
+                i = int(stem)
+            data = {
+                "title": "Script site" if i < 0 else f"Script page {i}",
+                "text": self.script_page_text(i),
+                "links": [["/", "Home"]] + [[f"/s/{j}.html", f"Script page {j}"] for j in range(n) if j != i],
+            }
+            return Reply(200, [("Content-Type", "application/json")], json.dumps(data).encode())
+        if path.startswith("/track/"):
+            return Reply(204, [("Content-Type", "text/plain")], b"")
+        if path in ("/hostile/loop.html", "/hostile/oom.html"):  # linked from nowhere: seeds
+            script = (
+                "for (;;) {}"
+                if path.endswith("loop.html")
+                else ("var heap = []; for (;;) { heap.push(new Array(1 << 20).fill(heap.length)); }")
+            )
+            return self._html(
+                "<!DOCTYPE html><html><head><title>Hostile</title></head><body>"
+                f"<noscript>Enable JavaScript.</noscript><script>{script}</script></body></html>\n"
+            )
+        if path == "/logo.png":
+            return Reply(200, [("Content-Type", "image/png")], b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+        if path == "/" or (path.startswith("/s/") and path.endswith(".html") and path[3:-5].isdigit()):
+            if path != "/" and int(path[3:-5]) >= n:
+                return self._not_found()
+            return self._html(
+                "<!DOCTYPE html><html><head><title>Loading</title></head><body>"
+                "<noscript>This site needs JavaScript: please enable it in your browser.</noscript>"
+                '<nav id="nav"></nav><main id="main"></main><script src="/app.js"></script>'
                 "</body></html>\n"
             )
         return self._not_found()
@@ -839,6 +1081,8 @@ class TestWeb:
                 [("Content-Type", "text/plain")],
                 b"http://sitemaps.test/p/10.html\nhttp://sitemaps.test/p/11.html\n",
             )
+        if path.startswith("/limits/"):
+            return _hostile_sitemap(path[8:])
         if path.startswith("/p/") and path.endswith(".html"):
             return self._simple_page(f"Sitemapped {path}", [], "Only a sitemap links here.")
         if path == "/":
@@ -860,21 +1104,40 @@ class TestWeb:
         return self._not_found()
 
     def _host_news(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
-        # A new story every 10 seconds of server time: the feed always lists the latest five.
-        latest = max(0, int((now - self.start) // 10))
+        # A new story every news_interval seconds of server time: the feeds list the latest five,
+        # dated (RSS pubDate, Atom updated), with an ETag that If-None-Match gets a 304 for.
+        every = self.news_interval
+        latest = max(0, int((now - self.start) // every))
         stories = [
-            (f"http://news.test/story/{k}.html", f"Story {k}") for k in range(latest, max(-1, latest - 5), -1)
+            (f"http://news.test/story/{k}.html", f"Story {k}", _EPOCH + self.start + k * every)
+            for k in range(latest, max(-1, latest - 5), -1)
         ]
         if path == "/":
             return self._simple_page("News", [("/rss.xml", "RSS"), ("/atom.xml", "Atom")])
-        if path == "/rss.xml":
-            return self._rss("news.test", stories, ttl=1)
-        if path == "/atom.xml":
-            entries = "".join(
-                f'<entry><title>{_h(t)}</title><link href="{_a(u)}"/></entry>' for u, t in stories
-            )
-            xml = f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>News</title>{entries}</feed>'
-            return Reply(200, [("Content-Type", "application/atom+xml")], xml.encode())
+        if path in ("/rss.xml", "/atom.xml"):
+            etag = f'"{path[1:5]}-{latest}"'
+            validators = [
+                ("ETag", etag),
+                ("Last-Modified", formatdate(stories[0][2], usegmt=True)),
+                _date(now),
+            ]
+            if headers.get("if-none-match") == etag:
+                return Reply(304, validators)
+            if path == "/rss.xml":
+                reply = self._rss(
+                    "news.test", [(u, t) for u, t, _ in stories], ttl=1, dates=[d for *_, d in stories]
+                )
+            else:
+                entries = "".join(
+                    f'<entry><title>{_h(t)}</title><link href="{_a(u)}"/><updated>{_w3c(d)}</updated></entry>'
+                    for u, t, d in stories
+                )
+                xml = f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>News</title>{entries}</feed>'
+                reply = Reply(200, [("Content-Type", "application/atom+xml")], xml.encode())
+            reply.headers += validators
+            return reply
+        if path.startswith("/limits/"):
+            return _hostile_feed(path[8:])
         if path.startswith("/story/"):
             return self._simple_page(f"Story {path[7:-5]}", [], "Something happened.")
         return self._not_found()
