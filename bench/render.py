@@ -3,9 +3,9 @@
 Crawls the test web's ``script.test`` (navigation and text built by a script from JSON) and
 ``--hosts`` ordinary hosts (plain HTML, no scripts) into a collection, every stage on, with
 ``--render never``, ``auto`` and ``always``, and reports pages found, pages rendered, the wall
-time of a render (Chromium's cost per page), the crawl's pages a second, trawl's own CPU a page (with
-its store workers; Chromium's processes are not its children's) and the browser's largest memory
-(proportional set size of all its processes).
+time of a render (Chromium's cost per page), the crawl's pages a second, the CPU a page of the whole
+command (trawl, its store workers, Playwright's driver and Chromium: all its descendants) and the
+browser's largest memory (proportional set size of all its processes).
 
     python bench/render.py                  # 1 ordinary host of 40 pages, ~1 minute
     python bench/render.py --hosts 4 --pages 60
@@ -73,7 +73,7 @@ def main() -> None:
             print(f"  {mode} done", file=sys.stderr, flush=True)
     print(f"script.test ({web.SCRIPT_PAGES + 1} pages a script builds) and {args.hosts} ordinary host(s) of "
           f"{args.pages} pages, every stage on\n")  # fmt: skip
-    print("| --render | pages found | rendered | ms a render | pages/s | crawl CPU ms/page | browser MiB |")
+    print("| --render | pages found | rendered | ms a render | pages/s | CPU ms/page | browser MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for mode, r in rows:
         print(f"| {mode} | {r['pages']:.0f} | {r['rendered']:.0f} | {r['ms_per_render']:.0f} | "
