@@ -143,6 +143,12 @@ class CrawlConfig:
     resolve: list[str] = field(default_factory=list)
     transport: str = "http"
     store_workers: int = 2
+    websub: bool = False
+    websub_listen: str = "127.0.0.1:0"
+    websub_public_url: str = ""
+    websub_lease: float = 86400.0
+    websub_max_bytes: int = 1 << 20
+    websub_max_subscriptions: int = 1000
 
 
 @dataclass(slots=True)

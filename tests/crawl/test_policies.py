@@ -342,3 +342,50 @@ def test_in_links_weigh_the_optimal_policy(monkeypatch: pytest.MonkeyPatch) -> N
     assert max(weights) > min(weights)
     crawl("none")
     assert calls and all(w is None for _, w, _ in calls)
+
+
+def test_a_user_function_weighs_the_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``policy_weights = "MODULE:FUNCTION"``: the function of each page's URL is its weight in
+    the optimal policy; a function that fails or answers nonsense costs that page weight 1,
+    counted; one that cannot be loaded is a clear error before the crawl."""
+    from trawl.crawl import crawler as crawler_module
+    from trawl.errors import ConfigError
+
+    (tmp_path / "myweights.py").write_text(
+        "def weigh(url):\n"
+        "    if url.endswith('/p/0.html'):\n"
+        "        return 8.0\n"
+        "    if url.endswith('/p/1.html'):\n"
+        "        raise ValueError('no weight for this one')\n"
+        "    if url.endswith('/p/2.html'):\n"
+        "        return float('nan')\n"
+        "    return 1.0\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    web = TestWeb(6, hosts=1, pages=5, special=False, change_rates=(1.0,))
+    calls: list[list[float] | None] = []
+    solve = crawler_module.policy_frequencies
+
+    def spy(rates: list[float], budget: float, policy: str, **kw: Any) -> list[float]:
+        calls.append(kw.get("weights"))
+        return solve(rates, budget, policy, **kw)
+
+    monkeypatch.setattr(crawler_module, "policy_frequencies", spy)
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, revisit=True, revisit_min=0.05, revisit_max=4.0,
+            policy="optimal", budget=4.0, max_seconds=2.5, sitemaps=False, store=False,
+            policy_weights="myweights:weigh", include=(r"/p/[0-4]\.html$",),
+            resolve=tuple(server.resolve_rules()),
+        )  # fmt: skip
+        settings.check()
+        crawler = Crawler(settings, Frontier())
+        result = asyncio.run(crawler.run([f"http://h0.test/p/{i}.html" for i in range(5)]))
+    weights = calls[-1]
+    assert weights is not None and sorted(weights) == [1.0, 1.0, 1.0, 1.0, 8.0]
+    assert result.stats.get("revisit/weight-error") == 1 and result.stats.get("revisit/bad-weight") == 1
+    for bad in ("myweights:nothing", "no_such_module_here:weigh"):
+        with pytest.raises(ConfigError, match="cannot be loaded"):
+            Crawler(CrawlSettings(policy_weights=bad), Frontier())
+    with pytest.raises(ConfigError, match="MODULE:FUNCTION"):
+        CrawlSettings(policy_weights="weigh it").check()

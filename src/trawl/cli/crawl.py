@@ -133,9 +133,9 @@ def register(sub: Any) -> None:
     )
     pol.add_argument(
         "--policy-weights",
-        choices=("none", "inlinks", "sitemap"),
-        help="with --policy: importance of a page, from the in-links the crawl has seen or a "
-        "sitemap's <priority>",
+        metavar="none|inlinks|sitemap|MODULE:FUNCTION",
+        help="with --policy: importance of a page, from the in-links the crawl has seen, a "
+        "sitemap's <priority>, or a Python function of its URL",
     )
     pol.add_argument(
         "--budget",
@@ -174,6 +174,12 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help="a TOML file of per-host headers, cookies and basic auth for private sites (never "
         "logged, withheld from the WARC request records)",
+    )
+    pol.add_argument(
+        "--websub",
+        action="store_true",
+        help="subscribe to the feeds that name a WebSub hub and fetch what they push at once "
+        "(callbacks on [crawl] websub_listen, reached at websub_public_url)",
     )
     pol.add_argument(
         "--resolve",
@@ -272,6 +278,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         out["sitemaps"] = False
     if args.revisit:
         out["revisit"] = True
+    if args.websub:
+        out["websub"] = True
     return out
 
 

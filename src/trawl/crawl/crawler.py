@@ -35,7 +35,8 @@ their hints: priority and lastmod order the frontier and seed the revisit prior,
 than a capture sends the page back to the queue, a feed is polled again in every crawl, new
 entries first (:mod:`trawl.crawl.discovery`); in revisit mode each page is queued again at an interval set
 from its estimated Poisson change rate (:mod:`trawl.crawl.revisit`); with focus terms the links
-are ordered by a topic score (:mod:`trawl.crawl.focus`).
+are ordered by a topic score (:mod:`trawl.crawl.focus`); with ``websub`` a feed that names a hub
+is subscribed to and its pushed entries are admitted as a poll's new ones (:mod:`trawl.crawl.websub`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import contextlib
 import dataclasses
 import hashlib
 import html
+import importlib
 import math
 import re
 import time
@@ -90,6 +92,7 @@ from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, Fe
 from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
 from trawl.crawl.validators import ValidatorTrust, same_validators
 from trawl.crawl.warcreq import new_record_id
+from trawl.crawl.websub import Subscriber, Subscription, parse_listen
 from trawl.document import Link
 from trawl.errors import ConfigError, StoreError
 from trawl.pipeline.base import RunContext
@@ -118,6 +121,25 @@ DEFAULT_TYPES = (
 
 _FORM = re.compile(rb"<form\b", re.IGNORECASE)
 _SCRIPT_TAG = re.compile(rb"<script\b", re.IGNORECASE)
+_WEIGHT_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
+
+def load_weight_function(spec: str) -> Callable[[str], float]:
+    """The user's importance function ``MODULE:FUNCTION`` (a page's URL -> a positive weight),
+    imported; :class:`ConfigError` says why it cannot be used."""
+    module_name, _, name = spec.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+        for part in name.split("."):
+            target = getattr(target, part)
+    except Exception as exc:  # ImportError, AttributeError, or the module's own error
+        raise ConfigError(
+            f"crawl: policy_weights = {spec!r} cannot be loaded: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not callable(target):
+        raise ConfigError(f"crawl: policy_weights = {spec!r} is not a function")
+    fn: Callable[[str], float] = target
+    return fn
 
 
 @dataclass(slots=True)
@@ -201,6 +223,14 @@ class CrawlSettings:
     transport: str = "http"  # "http": trawl's own HTTP/1.1 client (crawl/http11.py); "aiohttp"
     # 2: convert and store in two worker processes; 1: both in one; 0: in the event loop
     store_workers: int = 2
+    # push feeds (crawl.websub): subscribe at the hub a feed names; the hubs call back on
+    # websub_listen (HOST:PORT; port 0: any), reached at websub_public_url (empty: http://listen)
+    websub: bool = False
+    websub_listen: str = "127.0.0.1:0"
+    websub_public_url: str = ""
+    websub_lease: float = 86400.0  # hub.lease_seconds asked for; renewed at 80 % of the granted
+    websub_max_bytes: int = 1 << 20  # a pushed body (a larger one is refused: websub/too-large)
+    websub_max_subscriptions: int = 1000
 
     @classmethod
     def from_config(cls, cfg: CrawlConfig, **changes: Any) -> CrawlSettings:
@@ -283,10 +313,24 @@ class CrawlSettings:
             )
         if self.policy_metric not in ("freshness", "age"):
             raise ConfigError(f"crawl: policy_metric is freshness or age, not {self.policy_metric!r}")
-        if self.policy_weights not in ("none", "inlinks", "sitemap"):
+        if self.policy_weights not in ("none", "inlinks", "sitemap") and not _WEIGHT_FUNCTION.fullmatch(
+            self.policy_weights
+        ):
             raise ConfigError(
-                f"crawl: policy_weights is none, inlinks or sitemap, not {self.policy_weights!r}"
+                "crawl: policy_weights is none, inlinks, sitemap or MODULE:FUNCTION (a function of "
+                f"a page's URL giving its importance), not {self.policy_weights!r}"
             )
+        if self.websub:
+            parse_listen(self.websub_listen)  # ConfigError naming the setting
+            if self.websub_lease < 1 or self.websub_max_bytes < 1 or self.websub_max_subscriptions < 1:
+                raise ConfigError(
+                    "crawl: websub_lease, websub_max_bytes and websub_max_subscriptions must be at least 1"
+                )
+            if self.websub_public_url and urlsplit(self.websub_public_url).scheme not in ("http", "https"):
+                raise ConfigError(
+                    f"crawl: websub_public_url {self.websub_public_url!r} is not an http(s) URL "
+                    "(how hubs reach websub_listen, e.g. 'https://crawler.example.org/hooks')"
+                )
         if self.policy not in ("adaptive", *POLICIES):
             raise ConfigError(
                 f"crawl: unknown revisit policy {self.policy!r}; choose adaptive, {', '.join(POLICIES)}"
@@ -472,6 +516,11 @@ class Crawler:
         #: importance for the budgeted revisit policies: in-links seen, a sitemap's <priority>
         self._inlinks: dict[int, int] = {}
         self._importance: dict[int, float] = {}
+        #: the user's importance function (policy_weights = "MODULE:FUNCTION") and its answers
+        self._weigh: Callable[[str], float] | None = None
+        self._user_weights: dict[int, float] = {}
+        if _WEIGHT_FUNCTION.fullmatch(settings.policy_weights):
+            self._weigh = load_weight_function(settings.policy_weights)
         if settings.focus or settings.focus_examples:
             examples = read_examples(Path(settings.focus_examples)) if settings.focus_examples else []
             try:
@@ -509,6 +558,19 @@ class Crawler:
         self._held: dict[str, int] = {}  # host -> the visit that still holds its turn
         self._visits = 0
         self.sink = sink
+        #: push feeds: subscriptions at the hubs feeds name, and the server they call back
+        self.websub: Subscriber | None = None
+        if settings.websub:
+            self.websub = Subscriber(
+                on_feed=self._admit_pushed,
+                ctx=self.ctx,
+                listen=settings.websub_listen,
+                public_url=settings.websub_public_url,
+                lease=settings.websub_lease,
+                max_bytes=settings.websub_max_bytes,
+                max_entries=settings.max_feed_entries,
+                max_subscriptions=settings.websub_max_subscriptions,
+            )
 
     # -- admission -------------------------------------------------------------------------------
 
@@ -741,6 +803,12 @@ class Crawler:
         left = s.max_seconds - (time.monotonic() - self._t0)
         return wall - time.time() < left
 
+    def _awaiting_pushes(self) -> bool:
+        """With nothing else to do: wait on for a hub's push? Only while a subscription is live,
+        and as a feed's poll is waited for: under ``--max-time`` or ``--revisit``."""
+        s = self.settings
+        return self.websub is not None and self.websub.live and (s.max_seconds is not None or s.revisit)
+
     async def run(self, seeds: Sequence[str] = ()) -> CrawlResult:
         s = self.settings
         if self.transport is None:
@@ -798,6 +866,9 @@ class Crawler:
 
         ticker = asyncio.get_running_loop().create_task(clock())
         try:
+            if self.websub is not None:
+                assert self.transport is not None
+                await self.websub.start(self.transport)  # ConfigError: the address cannot be listened on
             while True:
                 now = time.monotonic()
                 if self.inbox_dir is not None and now - last_inbox >= 2.0:
@@ -826,7 +897,11 @@ class Crawler:
                     if not tasks and wait == float("inf"):
                         nxt = self.frontier.next_revisit()
                         if nxt is None or not (s.revisit or self._before_deadline(nxt)):
-                            break  # without --revisit, a feed's next poll is waited for only under --max-time
+                            # without --revisit, a feed's next poll (or a hub's push to a live
+                            # subscription, crawl.websub) is waited for only under --max-time
+                            if not self._awaiting_pushes():
+                                break
+                            nxt = time.time() + 0.5
                         wait = max(0.0, nxt - time.time())
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
@@ -852,6 +927,10 @@ class Crawler:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
+            if self.websub is not None:
+                # unsubscribe (best effort, through the transport); a push that comes meanwhile is
+                # still queued, before the frontier's last flush
+                await self.websub.close()
             if self.sink is not None:
                 await self.sink.close()  # every page submitted is written before the last commit
             self.frontier.flush()
@@ -1285,11 +1364,28 @@ class Crawler:
             self.frontier.finish(e, REVISIT)
             return
         if s.policy != "adaptive" and s.budget > 0:
+            if self._weigh is not None and e.key not in self._user_weights:
+                self._user_weights[e.key] = self._user_weight(e.url)
             interval = self._policy_interval(e.key, rate)
         else:
             interval = revisit_interval(rate, minimum=s.revisit_min, maximum=s.revisit_max)
         e.due = time.time() + interval
         self.frontier.finish(e, REVISIT)
+
+    def _user_weight(self, url: str) -> float:
+        """The user's function's weight for ``url``; 1.0 (counted) where it fails or answers
+        something that is not a positive finite number."""
+        assert self._weigh is not None
+        try:
+            weight = float(self._weigh(url))
+        except Exception as exc:  # the user's code: one page's failure is counted, not fatal
+            self.stats.inc("revisit/weight-error")
+            self.ctx.error("policy-weights", exc, url=url)
+            return 1.0
+        if not (math.isfinite(weight) and weight > 0):
+            self.stats.inc("revisit/bad-weight")
+            return 1.0
+        return weight
 
     def _policy_interval(self, key: int, rate: float) -> float:
         """The page's revisit interval under the crawl's policy and budget: the frequencies of
@@ -1309,6 +1405,8 @@ class Crawler:
                 weights = [1.0 + math.log1p(self._inlinks.get(k, 0)) for k in keys]
             elif s.policy_weights == "sitemap":
                 weights = [self._importance.get(k, 0.5) for k in keys]
+            elif self._weigh is not None:
+                weights = [self._user_weights.get(k, 1.0) for k in keys]
             freqs = policy_frequencies(
                 [self._rates[k] for k in keys], s.budget, s.policy, weights=weights, metric=s.policy_metric
             )
@@ -1592,7 +1690,35 @@ class Crawler:
         self._contents[e.key] = hashlib.blake2b(listed, digest_size=12).hexdigest()
         if dated:
             self._refetch_changed(dated, "discover/feed-refetch")
+        if self.websub is not None and 200 <= resp.status < 300:
+            self.websub.feed_read(e.url, e.depth, resp.headers, feed)  # subscribes where it names a hub
         return links
+
+    def _admit_pushed(self, sub: Subscription, feed: FeedInfo) -> int:
+        """Entries a hub pushed (crawl.websub): admitted as a polled feed's new entries are (ahead
+        of every page found by links, newest first by their dates, their dates as priors), and
+        a fetched one dated after its capture queued again; how many were new."""
+        s = self.settings
+        now = time.time()
+        children: list[Entry] = []
+        dated: dict[str, float] = {}
+        for entry in feed.entries:
+            priority = FEED_ENTRY_PRIORITY
+            age = None
+            if entry.date is not None and entry.date <= now + _FUTURE_SLACK:
+                age = max(0.0, now - entry.date)
+                priority += _recency(age)
+                dated[entry.url] = entry.date
+            url = urljoin(sub.feed_url, entry.url)
+            child = self.admit(url, depth=sub.depth + 1, priority=priority, anchor=entry.title)
+            if child is not None:
+                if age is not None:
+                    child.prior = lastmod_rate(age, minimum_age=s.revisit_min, maximum_age=_MAX_LASTMOD_AGE)
+                children.append(child)
+        new = self.add_urls(children)
+        if dated:
+            self._refetch_changed(dated, "websub/refetch")
+        return new
 
     def _refetch_changed(self, dated: dict[str, float], counter: str) -> int:
         """Queue again the fetched URLs among ``dated`` (URL -> when the site says it last

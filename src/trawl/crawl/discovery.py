@@ -18,6 +18,10 @@ a problem string and what they met:
   (:func:`parse_feed_date` takes either). A value that is no date is counted (``bad_dates``) and
   left out, never guessed.
 
+A feed's own ``rel="hub"`` and ``rel="self"`` links (Atom ``<link>``, RSS ``<atom:link>``) are
+kept in :class:`FeedInfo` for WebSub (:mod:`trawl.crawl.websub`), and :func:`parse_link_header`
+reads the same from an HTTP ``Link`` header.
+
 A sitemap's ``priority`` (0..1) becomes a frontier priority and its ``changefreq`` a prior change
 rate for revisit scheduling (:data:`CHANGEFREQ_RATE`); ``lastmod`` and a feed entry's date give a
 prior too (:func:`lastmod_rate`) and tell the crawler when a stored capture is out of date.
@@ -51,6 +55,7 @@ __all__ = [
     "next_poll",
     "parse_feed",
     "parse_feed_date",
+    "parse_link_header",
     "parse_sitemap",
     "parse_w3c_datetime",
 ]
@@ -69,6 +74,7 @@ MAX_SITEMAP_BYTES = 50 << 20  # the sitemaps.org limit, uncompressed
 MAX_SITEMAP_URLS = 50000  # the sitemaps.org limit (and of the sitemaps an index lists)
 MAX_FEED_BYTES = 10 << 20  # a feed is a window on the latest items: a few hundred kB in practice
 MAX_FEED_ENTRIES = 1000
+MAX_FEED_HUBS = 4  # WebSub hubs kept from one feed (one is used; the rest are spares)
 _LOC = re.compile(rb"<loc>\s*([^<\s]+)\s*</loc>", re.IGNORECASE)
 #: the dates a crawler believes: the web's first years to a day past the server's "now"
 _EARLIEST = datetime(1991, 1, 1, tzinfo=UTC).timestamp()
@@ -213,6 +219,10 @@ class FeedInfo:
     too_large: bool = False  # more bytes (decompressed) than the limit: read up to it
     too_many: bool = False  # more entries than the limit: the rest ignored
     bad_dates: int = 0  # entry dates that are no RFC 822 or W3C datetime
+    #: the feed's own ``<link rel="hub">`` / ``<atom:link rel="hub">`` (WebSub hubs, at most
+    #: :data:`MAX_FEED_HUBS`) and ``rel="self"`` (its topic URL), as written (maybe relative)
+    hubs: list[str] = field(default_factory=list)
+    self_url: str | None = None
 
     @property
     def links(self) -> list[tuple[str, str]]:
@@ -382,6 +392,59 @@ def _entry(element: ElementTree.Element, info: FeedInfo) -> FeedEntry | None:
     return FeedEntry(url, title, max(dates) if dates else None)
 
 
+def _feed_links(root: ElementTree.Element, info: FeedInfo) -> None:
+    """The feed-level ``rel="hub"`` and ``rel="self"`` links: children of an Atom ``<feed>`` or
+    of an RSS ``<channel>`` (``atom:link``), never an entry's own links."""
+    containers = [root, *(child for child in root if _local(child.tag) == "channel")]
+    for container in containers:
+        for child in container:
+            if _local(child.tag) != "link":
+                continue
+            href = (child.get("href") or "").strip()
+            rels = (child.get("rel") or "").lower().split()
+            if not href:
+                continue
+            if "hub" in rels and href not in info.hubs and len(info.hubs) < MAX_FEED_HUBS:
+                info.hubs.append(href)
+            if "self" in rels and info.self_url is None:
+                info.self_url = href
+
+
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
+_LINK_VALUE = re.compile(r"\s*<([^>]*)>")
+_LINK_PARAM = re.compile(rf'\s*;\s*({_TOKEN})(?:\s*=\s*("(?:[^"\\]|\\.)*"|[^;,"\s]*))?')
+
+
+def parse_link_header(value: str, *, max_links: int = 32) -> list[tuple[str, frozenset[str]]]:
+    """The ``(target, rel values)`` of an HTTP ``Link`` header (RFC 8288: ``<url>; rel="hub
+    self", <url2>; rel=self``), at most ``max_links``; parsing stops at the first link that is
+    malformed, keeping those before it (bad input is never an error)."""
+    out: list[tuple[str, frozenset[str]]] = []
+    pos = 0
+    value = value[:16384]
+    while pos < len(value) and len(out) < max_links:
+        m = _LINK_VALUE.match(value, pos)
+        if m is None:
+            break
+        target, pos = m.group(1).strip(), m.end()
+        rels: frozenset[str] = frozenset()
+        while (p := _LINK_PARAM.match(value, pos)) is not None:
+            pos = p.end()
+            if p.group(1).lower() == "rel" and p.group(2) is not None and not rels:
+                raw = p.group(2)
+                if raw.startswith('"'):
+                    raw = re.sub(r"\\(.)", r"\1", raw[1:-1])
+                rels = frozenset(raw.lower().split())
+        out.append((target, rels))
+        rest = value[pos:].lstrip()
+        if not rest:
+            break
+        if not rest.startswith(","):
+            break  # junk after a link: what came before it stands
+        pos = len(value) - len(rest) + 1
+    return out
+
+
 def parse_feed(
     data: bytes, *, max_bytes: int = MAX_FEED_BYTES, max_entries: int = MAX_FEED_ENTRIES
 ) -> FeedInfo:
@@ -423,6 +486,7 @@ def parse_feed(
             entry = _entry(element, info)
             if entry is not None:
                 info.entries.append(entry)
+    _feed_links(root, info)
     if info.ttl_seconds is None and period is not None:  # RSS 1.0: updatePeriod / updateFrequency
         info.ttl_seconds = period / frequency
     info.skip_hours, info.skip_days = frozenset(hours), frozenset(days)

@@ -7,7 +7,8 @@ same server, ``bench/crawl.py``), which on a small machine is the difference bet
 crawler and the network being the bottleneck. This module does exactly what
 :class:`~trawl.crawl.transport.Transport` promises and no more:
 
-* ``GET`` (or ``HEAD``, whose answer has no body whatever its ``Content-Length`` says) with
+* ``GET`` (or ``HEAD``, whose answer has no body whatever its ``Content-Length`` says; or a
+  ``POST`` with a small body sent whole, with its ``Content-Length``: a WebSub hub's form) with
   ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding: gzip, deflate`` and the request's own
   headers (conditional GET); the headers sent are returned for the WARC request record;
 * responses framed by ``Content-Length``, ``Transfer-Encoding: chunked`` (de-chunked; the header
@@ -555,8 +556,10 @@ class HttpTransport:
         deadline = t0 + self.total_timeout
         key, target, host_header = self._split(request.url)
         extra = "".join(f"{k}: {v}\r\n" for k, v in request.headers)
+        if request.body or request.method == "POST":
+            extra += f"Content-Length: {len(request.body)}\r\n"
         head = f"{request.method} {target} HTTP/1.1\r\nHost: {host_header}\r\n".encode("latin-1", "replace")
-        data = head + self._fixed + extra.encode("latin-1", "replace") + b"\r\n"
+        data = head + self._fixed + extra.encode("latin-1", "replace") + b"\r\n" + request.body
         for attempt in range(2):
             conn = self._take_idle(key) if attempt == 0 else None
             reused = conn is not None

@@ -60,6 +60,9 @@ class FetchRequest:
     max_bytes: int = 10 << 20
     accept_types: tuple[str, ...] = ()  # media-type prefixes; empty accepts everything
     method: str = "GET"  # or "HEAD": the headers only (a cheap check of a page's validators)
+    #: a request body (``POST``: a WebSub hub's form, crawl.websub), sent with its
+    #: ``Content-Length``; the headers must give its ``Content-Type``
+    body: bytes = b""
 
 
 @dataclass(slots=True)
@@ -225,7 +228,11 @@ class AiohttpTransport:
         try:
             async with asyncio.timeout(self.total_timeout):
                 async with session.request(
-                    request.method, request.url, headers=request.headers, allow_redirects=False
+                    request.method,
+                    request.url,
+                    headers=request.headers,
+                    data=request.body or None,
+                    allow_redirects=False,
                 ) as resp:
                     headers = [
                         (k.decode("latin-1"), v.decode("latin-1"))

@@ -30,9 +30,13 @@ __all__ = ["LogEntry", "ServerThread", "TestWebServer"]
 
 _REASONS = {
     200: "OK",
+    202: "Accepted",
+    204: "No Content",
     301: "Moved Permanently",
     302: "Found",
     304: "Not Modified",
+    400: "Bad Request",
+    403: "Forbidden",
     404: "Not Found",
     421: "Misdirected Request",
     429: "Too Many Requests",
@@ -40,6 +44,7 @@ _REASONS = {
     503: "Service Unavailable",
 }
 _MAX_HEAD = 65536
+_MAX_BODY = 1 << 20  # a request body (hub.test's forms): more closes the connection
 
 
 @dataclass(slots=True)
@@ -78,7 +83,9 @@ class _Connection(asyncio.Protocol):
         self.conn_id = conn_id
         self.transport: asyncio.Transport | None = None
         self.buffer = b""
-        self.pending: deque[tuple[str, str, dict[str, str], str]] = deque()
+        self.pending: deque[tuple[str, str, dict[str, str], str, bytes]] = deque()
+        #: a request whose body is still arriving: method, target, headers, Content-Length
+        self.waiting: tuple[str, str, dict[str, str], int] | None = None
         self.busy = False
         self.closed = False
 
@@ -93,6 +100,16 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.buffer += data
         while True:
+            if self.waiting is not None:  # hub.test's POSTs: the body, by its Content-Length
+                method, target, headers, length = self.waiting
+                if len(self.buffer) < length:
+                    return
+                body, self.buffer = self.buffer[:length], self.buffer[length:]
+                self.waiting = None
+                self.pending.append((method, target, headers, headers.get("host", ""), body))
+                if not self.busy:
+                    self._next()
+                continue
             end = self.buffer.find(b"\r\n\r\n")
             if end < 0:
                 if len(self.buffer) > _MAX_HEAD:
@@ -109,7 +126,14 @@ class _Connection(asyncio.Protocol):
             for line in lines[1:]:
                 name, _, value = line.partition(":")
                 headers[name.strip().lower()] = value.strip()
-            self.pending.append((parts[0], parts[1], headers, headers.get("host", "")))
+            declared = headers.get("content-length", "0")
+            if not declared.isdigit() or int(declared) > _MAX_BODY:
+                self._close()
+                return
+            if int(declared):
+                self.waiting = (parts[0], parts[1], headers, int(declared))
+                continue
+            self.pending.append((parts[0], parts[1], headers, headers.get("host", ""), b""))
             if not self.busy:
                 self._next()
 
@@ -120,9 +144,9 @@ class _Connection(asyncio.Protocol):
 
     def _next(self) -> None:
         while self.pending and not self.busy and not self.closed:
-            method, target, headers, host = self.pending.popleft()
+            method, target, headers, host, body = self.pending.popleft()
             start = time.monotonic()
-            reply = self.server.web.respond(host, target, headers, self.server.clock())
+            reply = self.server.web.respond(host, target, headers, self.server.clock(), method, body=body)
             keep_alive = headers.get("connection", "").lower() != "close"
             if reply.delay <= 0 and reply.mode == "normal":
                 self._write(method, host, target, reply, start=start, keep_alive=keep_alive)

@@ -44,8 +44,9 @@ from functools import cache, lru_cache
 from html import escape
 
 from trawl.demo_content import SITES, Site
+from trawl.testweb.hub import Hub
 
-__all__ = ["SPECIAL_HOSTS", "TOPICS", "TOPIC_NAMES", "Reply", "TestWeb"]
+__all__ = ["PUSH_FEEDS", "SPECIAL_HOSTS", "TOPICS", "TOPIC_NAMES", "Reply", "TestWeb"]
 
 #: The hosts that misbehave, and how (all present when ``special=True``).
 SPECIAL_HOSTS: dict[str, str] = {
@@ -72,6 +73,9 @@ SPECIAL_HOSTS: dict[str, str] = {
     "news.test": "RSS and Atom feeds whose items change often (a story every news_interval s), "
     "with dates, ETag and 304",
     "private.test": "members only: HTTP basic auth alice/secret or the cookie session=letmein, else 401",
+    "hub.test": "a WebSub hub (trawl.testweb.hub) for news.test/push/*.xml: verifies subscriptions by "
+    "calling back, pushes signed content at once and on TestWeb.hub.publish; /hostile pushes forged, "
+    "unsigned and oversized bodies and verifications nobody asked for; /refuse answers 403",
     "script.test": "pages a script builds: a <noscript> shell whose links and text come from /api/page "
     "(JSON, fetched by /app.js); robots.txt disallows /track/, which the script also calls; "
     "/hostile/loop.html never stops running, /hostile/oom.html eats memory (linked from nowhere)",
@@ -351,6 +355,16 @@ def _docs() -> tuple[bytes, bytes]:
     return pdf, docx
 
 
+#: news.test/push/NAME.xml: feeds that name a WebSub hub, and where (see :meth:`TestWeb._push_topic`)
+PUSH_FEEDS = {
+    "atom": "http://hub.test/",  # Atom, <link rel="hub"> and rel="self"
+    "rss": "http://hub.test/",  # RSS 2.0, <atom:link rel="hub"> and rel="self", ttl a day
+    "linked": "http://hub.test/",  # RSS 2.0, the hub and self only in an HTTP Link header
+    "hostile": "http://hub.test/hostile",  # the hub that misbehaves
+    "refused": "http://hub.test/refuse",  # the hub that answers 403
+}
+
+
 class TestWeb:
     """A deterministic generated web (see the module docstring)."""
 
@@ -411,6 +425,9 @@ class TestWeb:
         self.cache_bytes = 256 << 20
         self._last_seen: dict[str, float] = {}
         self._asked: set[tuple[str, str]] = set()
+        # push feeds: news.test/push/NAME.xml lists this many entries; hub.test publishes more
+        self._published: dict[str, int] = dict.fromkeys(PUSH_FEEDS, 2)
+        self.hub = Hub(self._push_topic, self._push_publish)
 
     # -- the web's shape ---------------------------------------------------------------------------
 
@@ -558,8 +575,18 @@ class TestWeb:
 
     # -- answering ---------------------------------------------------------------------------------
 
-    def respond(self, host: str, target: str, headers: dict[str, str], now: float) -> Reply:
-        """The reply of ``host`` to ``GET target`` at server time ``now``."""
+    def respond(
+        self,
+        host: str,
+        target: str,
+        headers: dict[str, str],
+        now: float,
+        method: str = "GET",
+        *,
+        body: bytes = b"",
+    ) -> Reply:
+        """The reply of ``host`` to ``GET target`` (or ``method``, with ``body``: hub.test's
+        POSTs) at server time ``now``."""
         host = host.split(":", 1)[0].lower()
         if "://" in target:  # absolute-form (proxy requests)
             rest = target.split("://", 1)[1]
@@ -570,6 +597,9 @@ class TestWeb:
         n = self._index(host)
         if n is not None:
             return self._ordinary(host, n, path, query, headers=headers, now=now)
+        if self.special and host == "hub.test":
+            status, text = self.hub.respond(method, path, body)
+            return Reply(status, [("Content-Type", "text/plain")], text)
         if self.special and host in SPECIAL_HOSTS:
             return self._special(host, path, query, headers, now)
         return Reply(421, [("Content-Type", "text/plain")], b"no such host here\n")
@@ -768,6 +798,49 @@ class TestWeb:
             f"<title>{_h(host)}</title><link>http://{host}/</link><ttl>{ttl}</ttl>\n{entries}\n</channel></rss>\n"
         )
         return Reply(200, [("Content-Type", "application/rss+xml")], xml.encode())
+
+    def _push_topic(self, topic: str) -> tuple[bytes, str] | None:
+        """A push feed (news.test/push/NAME.xml) as it is now: (body, media type), or None."""
+        prefix = "http://news.test/push/"
+        name = topic[len(prefix) : -4] if topic.startswith(prefix) and topic.endswith(".xml") else ""
+        if name not in PUSH_FEEDS:
+            return None
+        hub = PUSH_FEEDS[name]
+        count = self._published[name]
+        # newest first, dated an hour before server time 0 and a second apart (never "new" to a capture)
+        stories = [(f"http://news.test/push/story/{name}-{k}.html", f"{name} {k}", _EPOCH - 3600 + k)
+                   for k in range(count - 1, -1, -1)]  # fmt: skip
+        if name in ("rss", "linked"):
+            links = "" if name == "linked" else (
+                f'<atom:link rel="hub" href="{hub}"/><atom:link rel="self" href="{topic}"/>'
+            )  # fmt: skip
+            items = "".join(
+                f"<item><title>{t}</title><link>{u}</link><pubDate>{formatdate(d, usegmt=True)}</pubDate>"
+                "</item>"
+                for u, t, d in stories
+            )
+            xml = (
+                '<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>'
+                f"<title>Pushed {name}</title><link>http://news.test/</link>{links}<ttl>1440</ttl>{items}"
+                "</channel></rss>"
+            )
+            return xml.encode(), "application/rss+xml"
+        entries = "".join(
+            f'<entry><title>{t}</title><link href="{u}"/><updated>{_w3c(d)}</updated></entry>'
+            for u, t, d in stories
+        )
+        xml = (
+            f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Pushed {name}</title>'
+            f'<link rel="hub" href="{hub}"/><link rel="self" href="{topic}"/>{entries}</feed>'
+        )
+        return xml.encode(), "application/atom+xml"
+
+    def _push_publish(self, topic: str) -> str:
+        """One more entry in push feed ``topic``: its URL."""
+        name = topic.rsplit("/", 1)[-1][:-4]
+        k = self._published[name]
+        self._published[name] = k + 1
+        return f"http://news.test/push/story/{name}-{k}.html"
 
     def _simple_page(self, title: str, links: list[tuple[str, str]], text: str = "") -> Reply:
         items = "\n".join(f'<li><a href="{_a(u)}">{_h(t)}</a></li>' for u, t in links)
@@ -1136,6 +1209,18 @@ class TestWeb:
                 reply = Reply(200, [("Content-Type", "application/atom+xml")], xml.encode())
             reply.headers += validators
             return reply
+        if path.startswith("/push/") and path.endswith(".xml"):
+            pushed = self._push_topic(f"http://news.test{path}")
+            if pushed is None:
+                return self._not_found()
+            reply = Reply(200, [("Content-Type", pushed[1]), _date(now)], pushed[0])
+            if path == "/push/linked.xml":  # the hub named only in the HTTP header
+                reply.headers.append(
+                    ("Link", '<http://hub.test/>; rel="hub", <http://news.test/push/linked.xml>; rel="self"')
+                )
+            return reply
+        if path.startswith("/push/story/"):
+            return self._simple_page(f"Pushed story {path[12:-5]}", [], "Something was published.")
         if path.startswith("/limits/"):
             return _hostile_feed(path[8:])
         if path.startswith("/story/"):
