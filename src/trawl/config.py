@@ -31,6 +31,7 @@ __all__ = [
     "LangidConfig",
     "LocalConfig",
     "TableConfig",
+    "UnitsConfig",
     "WarcConfig",
     "load_config",
 ]
@@ -61,6 +62,19 @@ class LocalConfig:
     max_file_bytes: int = 0
     skip_hidden: bool = True
     follow_symlinks: bool = False
+    skip_system: bool = True
+    system_folders: list[str] = field(default_factory=list)
+    ignore_files: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    record_access: bool = True
+    incremental: bool = True
+    max_files_per_second: float = 0.0
+    max_mb_per_second: float = 0.0
+    low_priority: bool = False
+    pause_on_battery: bool = False
+    watch_backend: str = "auto"
+    poll_interval: float = 1.0
 
 
 @dataclass(slots=True)
@@ -194,6 +208,18 @@ class LangidConfig:
     max_chars: int = 0
 
 
+@dataclass(slots=True)
+class UnitsConfig:
+    """Document units (``trawl.units``; see ``defaults.toml``)."""
+
+    mail: bool = True
+    mail_attachments: str = "units"
+    max_messages: int = 100_000
+    max_attachments: int = 100
+    max_part_bytes: int = 50 << 20
+    max_depth: int = 3
+
+
 _SECTIONS: dict[str, type[Any]] = {
     "ingest": IngestConfig,
     "decode": DecodeConfig,
@@ -205,6 +231,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "langid": LangidConfig,
     "crawl": CrawlConfig,
     "dedup": DedupConfig,
+    "units": UnitsConfig,
 }
 
 
@@ -222,6 +249,7 @@ class Config:
     langid: LangidConfig
     crawl: CrawlConfig
     dedup: DedupConfig
+    units: UnitsConfig
     origins: dict[str, str] = field(default_factory=dict)  # "section.key" -> where its value came from
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -415,6 +443,13 @@ def _warn_contradictions(config: Config) -> None:
     if dedup.simhash_weighting not in {"tf", "tfidf"} or dedup.simhash_features not in {"words", "shingles"}:
         raise ConfigError(
             "dedup.simhash_weighting is 'tf' or 'tfidf'; dedup.simhash_features 'words' or 'shingles'"
+        )
+    units = config.units
+    if units.mail_attachments not in {"units", "fold"}:
+        raise ConfigError(f"units.mail_attachments = {units.mail_attachments!r}: choose 'units' or 'fold'")
+    if min(units.max_messages, units.max_attachments, units.max_part_bytes) < 1 or units.max_depth < 0:
+        raise ConfigError(
+            "units: max_messages, max_attachments and max_part_bytes must be at least 1, max_depth at least 0"
         )
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")

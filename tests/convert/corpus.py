@@ -541,6 +541,42 @@ def _text(seed: int, size: int) -> Sample:
     return Sample("notes.txt", "text", data, "\n".join(["Harbour notes", *body]), "Harbour notes")
 
 
+def _message(subject: str, body: list[str], number: int) -> bytes:
+    from email.message import EmailMessage
+    from email.policy import SMTP
+
+    msg = EmailMessage()
+    msg["From"] = f"{AUTHOR} <marta@harbour.example.org>"
+    msg["To"] = "crew@harbour.example.org"
+    msg["Subject"] = subject
+    msg["Date"] = f"Tue, 0{number % 9 + 1} Jan 2024 10:00:00 +0100"
+    msg["Message-ID"] = f"<log-{number}@harbour.example.org>"
+    msg.set_content("\n\n".join(body) + "\n", cte="quoted-printable")
+    msg.add_alternative(
+        "<html><body><p>The HTML rendering is not the text read.</p></body></html>", subtype="html"
+    )
+    return msg.as_bytes(policy=SMTP.clone(linesep="\n"))
+
+
+def _email(seed: int, size: int) -> Sample:
+    body = paragraphs(seed, size)
+    data = _message("Harbour log, Tuesday", body, 1)
+    return Sample("log.eml", "email", data, "\n".join(body), "Harbour log, Tuesday")
+
+
+def _mbox(seed: int, size: int) -> Sample:
+    import re
+
+    out, texts = [], []
+    for i in range(3):
+        body = paragraphs(seed + i, max(1, size // 3))
+        subject = f"Harbour log {i + 1}"
+        message = re.sub(rb"(?m)^(>*From )", rb">\1", _message(subject, body, i))
+        out.append(b"From marta@harbour.example.org Mon Jan  1 00:00:00 2024\n" + message + b"\n")
+        texts += [subject, *body]
+    return Sample("log.mbox", "mbox", b"".join(out), "\n".join(texts), "Harbour log 1")
+
+
 #: Every format's builder: ``(seed, size) -> Sample``.
 BUILDERS: dict[str, Callable[[int, int], Sample]] = {
     "docx": _docx,
@@ -557,6 +593,8 @@ BUILDERS: dict[str, Callable[[int, int], Sample]] = {
     "html": _html,
     "xml": _xml,
     "text": _text,
+    "email": _email,
+    "mbox": _mbox,
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
@@ -22,7 +23,8 @@ from trawl.acquire.localdir import LocalDirSource
 from trawl.acquire.streams import Compression, detect_compression, open_input, open_raw
 from trawl.acquire.trec import TrecSource
 from trawl.errors import ConfigError, InputError
-from trawl.pipeline.base import RunContext, Source
+from trawl.pipeline.base import Audit, RunContext, Source
+from trawl.pipeline.stats import Stats
 
 if TYPE_CHECKING:
     from trawl.config import Config
@@ -162,10 +164,20 @@ def archive_directory(
     bytes could start an archive.
     """
     walker = LocalDirSource([path], **(local or {}))
+    # an incremental ingest: a file stored before and unchanged by stat is not opened to sniff it
+    changes = walker.changes
     found: list[tuple[Path, InputKind]] = []
     others = False
-    for file, st in walker.files(RunContext()):  # what it cannot read, the local reader records
+    # what it cannot read, the local reader records; incremental, it replays this walk
+    counted = RunContext(Stats(), Audit(None, keep=sys.maxsize))
+    walked: list[tuple[Path, os.stat_result]] = []
+    for file, st in walker.files(counted):
         kind: InputKind = "file"
+        if changes is not None:
+            walked.append((file, st))
+            if changes.known(file, st):
+                others = True
+                continue
         if stat.S_ISREG(st.st_mode) and _could_be_archive(file):
             try:
                 kind = sniff_input(file)
@@ -175,6 +187,8 @@ def archive_directory(
             found.append((file, kind))
         else:
             others = True
+    if changes is not None:
+        changes.remember_walk(Path(path), walked, counted)
     return found, others
 
 
@@ -217,7 +231,16 @@ def _config_options(config: Config | None) -> dict[str, dict[str, Any]]:
     if ingest.max_record_bytes > 0:
         warc["max_length"] = ingest.max_record_bytes
         trec["max_doc_bytes"] = ingest.max_record_bytes
-    loc: dict[str, Any] = {"skip_hidden": local.skip_hidden, "follow_symlinks": local.follow_symlinks}
+    loc: dict[str, Any] = {
+        "skip_hidden": local.skip_hidden,
+        "follow_symlinks": local.follow_symlinks,
+        "skip_system": local.skip_system,
+        "system_folders": list(local.system_folders),
+        "ignore_files": list(local.ignore_files),
+        "include": list(local.include) or ["*"],
+        "exclude": list(local.exclude),
+        "record_access": local.record_access,
+    }
     if local.max_file_bytes > 0:
         loc["max_file_bytes"] = local.max_file_bytes
     return {"warc": warc, "trec": trec, "local": loc}

@@ -19,16 +19,23 @@ import errno
 import mimetypes
 import os
 import stat
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from os import PathLike
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from trawl.acquire.access import access_of
+from trawl.acquire.ignore import SYSTEM_FOLDERS, IgnoreFile, ignored, is_system_folder, load_ignore_file
 from trawl.document import Document
 from trawl.errors import ConfigError
 from trawl.pipeline.base import RunContext, Source, check_shard
+
+if TYPE_CHECKING:
+    from trawl.acquire.budget import ResourceBudget
+    from trawl.acquire.desktop import ChangeTracker
 
 __all__ = ["LocalDirSource", "file_document", "guess_type"]
 
@@ -128,7 +135,17 @@ class LocalDirSource(Source):
     ``include`` and ``exclude`` are shell patterns matched against a file's name and against its
     path relative to its root (``*.txt``, ``drafts/*``); ``exclude`` also prunes directories.
     Neither applies to a root named explicitly. With ``skip_hidden``, names starting with ``.``
-    below a root are skipped.
+    below a root are skipped; with ``skip_system``, folders named in ``system_folders`` (recycle
+    bins, ``lost+found``, ``__pycache__``...: :data:`~trawl.acquire.ignore.SYSTEM_FOLDERS`). Files
+    named in ``ignore_files`` (``.gitignore``, ``.trawlignore``) hold git-style patterns for the
+    folder they are in and everything below it (:mod:`trawl.acquire.ignore`).
+
+    ``record_access``: each document's ``metadata["access"]`` says who may read the file (owner,
+    group, mode, POSIX ACL: :func:`~trawl.acquire.access.access_of`). ``changes``: a
+    :class:`~trawl.acquire.desktop.ChangeTracker` that skips files unchanged since the last run
+    without opening them and tells deletions and renames; ``budget``: a
+    :class:`~trawl.acquire.budget.ResourceBudget` that paces the files read; ``stop``: once set,
+    the walk ends after the file it is reading (and then decides no deletions).
 
     Nothing outside the roots is read unless ``follow_symlinks``: a symlink to a directory is not
     entered and a symlink to a file outside every root is not read (a link to a file inside one
@@ -139,10 +156,12 @@ class LocalDirSource(Source):
     Counters: ``read/files``, ``read/records``, ``read/bytes``, ``read/skipped/hidden``,
     ``read/skipped/excluded``, ``read/skipped/symlink-dir`` (a directory symlink not followed),
     ``read/skipped/symlink-outside`` (a file symlink leading out of the roots),
-    ``read/skipped/output`` (the collection itself), ``read/archives`` (left to their readers).
+    ``read/skipped/output`` (the collection itself), ``read/archives`` (left to their readers),
+    ``read/skipped/system`` (system folders), ``read/skipped/ignored`` (by an ignore file).
     Drops: ``local/unreadable``, ``local/broken-symlink``, ``local/symlink-loop``,
     ``local/too-large`` (never read) and ``local/not-regular`` (sockets, FIFOs, devices: never
-    opened).
+    opened), ``local/bad-ignore-file`` (an ignore file that cannot be read: the walk goes on
+    without it).
     """
 
     name: ClassVar[str] = "local"
@@ -158,17 +177,35 @@ class LocalDirSource(Source):
         skip_hidden: bool = True,
         exclude_paths: Sequence[str | PathLike[str]] = (),
         archive_paths: Sequence[str | PathLike[str]] = (),
+        skip_system: bool = True,
+        system_folders: Sequence[str] = SYSTEM_FOLDERS,
+        ignore_files: Sequence[str] = (),
+        record_access: bool = True,
+        changes: ChangeTracker | None = None,
+        budget: ResourceBudget | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         if max_file_bytes <= 0:
             raise ConfigError(f"LocalDirSource: max_file_bytes must be positive, not {max_file_bytes}")
         if isinstance(include, str) or isinstance(exclude, str):
             raise ConfigError("LocalDirSource: include and exclude are lists of patterns, not one string")
+        if isinstance(ignore_files, str) or isinstance(system_folders, str):
+            raise ConfigError(
+                "LocalDirSource: ignore_files and system_folders are lists of names, not one string"
+            )
         self.roots = [Path(root) for root in roots]
         self.include = tuple(include)
         self.exclude = tuple(exclude)
         self.follow_symlinks = follow_symlinks
         self.max_file_bytes = max_file_bytes
         self.skip_hidden = skip_hidden
+        self.skip_system = skip_system
+        self.system_folders = tuple(system_folders)
+        self.ignore_files = frozenset(ignore_files)
+        self.record_access = record_access
+        self.changes = changes
+        self.budget = budget
+        self.stop = stop
         # compared by (device, inode), from the stat the walk makes anyway: no path resolving
         self._excluded = _identities(exclude_paths)
         self._archives = _identities(archive_paths)
@@ -185,14 +222,45 @@ class LocalDirSource(Source):
         and only those (the others are not opened)."""
         check_shard(rank, world_size)
         self._rank, self._world, self._seen = rank, world_size, 0
+        changes = self.changes
+        later: list[tuple[Path, os.stat_result]] = []  # new files: read once renames are known
         for path, st in self.files(ctx):
             if self._archives and (st.st_dev, st.st_ino) in self._archives:
                 ctx.stats.inc("read/archives")
                 continue
-            if self._mine():
-                doc = self._read_file(ctx, path, st)
-                if doc is not None:
-                    yield doc
+            if not self._mine():
+                continue
+            if self.stop is not None and self.stop.is_set():
+                if changes is not None:
+                    changes.interrupted = True
+                return
+            if changes is None:
+                doc = self._paced_read(ctx, path, st)
+            else:
+                verdict = changes.check(ctx, path, st)
+                if verdict == "new":
+                    later.append((path, st))
+                    continue
+                if verdict == "unchanged":
+                    continue
+                doc = changes.examine(ctx, path, st, self._paced_read(ctx, path, st))
+            if doc is not None:
+                yield doc
+        if changes is None:
+            return
+        changes.walked(self.roots)
+        for path, st in later:
+            if self.stop is not None and self.stop.is_set():
+                changes.interrupted = True
+                return
+            doc = changes.examine(ctx, path, st, self._paced_read(ctx, path, st))
+            if doc is not None:
+                yield doc
+
+    def _paced_read(self, ctx: RunContext, path: Path, st: os.stat_result) -> Document | None:
+        if self.budget is not None:
+            self.budget.before_read(st.st_size, ctx.stats)
+        return self._read_file(ctx, path, st)
 
     def files(self, ctx: RunContext) -> Iterator[tuple[Path, os.stat_result]]:
         """Every file the walk reaches, ``(path, stat)``, in order, after the filters (hidden,
@@ -205,7 +273,8 @@ class LocalDirSource(Source):
             if (st.st_dev, st.st_ino) in self._excluded:
                 ctx.stats.inc("read/skipped/output")
             elif stat.S_ISDIR(st.st_mode):
-                yield from self._walk(ctx, root, st)
+                walked = self.changes.take_walk(root, ctx) if self.changes is not None else None
+                yield from walked if walked is not None else self._walk(ctx, root, st)
             else:
                 yield root, st
 
@@ -227,21 +296,25 @@ class LocalDirSource(Source):
         if first is None:
             return
         on_path = [(root_st.st_dev, root_st.st_ino)]
+        cut = len(os.path.join(os.fspath(root), ""))  # an entry's path below the root: its tail
         stack: list[Iterator[os.DirEntry[str]]] = [iter(first)]
+        rules_at: list[list[IgnoreFile]] = [self._rules(ctx, root, first, [])]
         while stack:
             entry = next(stack[-1], None)
             if entry is None:
                 stack.pop()
                 on_path.pop()
+                rules_at.pop()
                 continue
-            path = Path(entry.path)
-            rel = path.relative_to(root).as_posix()
+            rel = entry.path[cut:].replace(os.sep, "/") if os.sep != "/" else entry.path[cut:]
             if self.skip_hidden and entry.name.startswith("."):
                 ctx.stats.inc("read/skipped/hidden")
                 continue
-            if self._matches(self.exclude, entry.name, rel):
+            if self.exclude and self._matches(self.exclude, entry.name, rel):
                 ctx.stats.inc("read/skipped/excluded")
                 continue
+            rules = rules_at[-1]
+            path = Path(entry.path)
             try:
                 is_link = entry.is_symlink()
             except OSError:
@@ -252,7 +325,14 @@ class LocalDirSource(Source):
             if self._excluded and (st.st_dev, st.st_ino) in self._excluded:
                 ctx.stats.inc("read/skipped/output")
                 continue
-            if stat.S_ISDIR(st.st_mode):
+            is_dir = stat.S_ISDIR(st.st_mode)
+            if is_dir and self.skip_system and is_system_folder(entry.name, self.system_folders):
+                ctx.stats.inc("read/skipped/system")
+                continue
+            if rules and ignored(rules, path, is_dir):
+                ctx.stats.inc("read/skipped/ignored")
+                continue
+            if is_dir:
                 if is_link and not self.follow_symlinks:
                     ctx.stats.inc("read/skipped/symlink-dir")
                     continue
@@ -269,14 +349,39 @@ class LocalDirSource(Source):
                 if listing is not None:
                     stack.append(iter(listing))
                     on_path.append(key)
+                    rules_at.append(self._rules(ctx, path, listing, rules))
                 continue
-            if not self._matches(self.include, entry.name, rel):
+            if self.include != ("*",) and not self._matches(self.include, entry.name, rel):
                 ctx.stats.inc("read/skipped/excluded")
                 continue
             if is_link and not self.follow_symlinks and not self._inside_roots(path):
                 ctx.stats.inc("read/skipped/symlink-outside")
                 continue
             yield path, st
+
+    def _rules(
+        self, ctx: RunContext, folder: Path, listing: list[os.DirEntry[str]], outer: list[IgnoreFile]
+    ) -> list[IgnoreFile]:
+        """The ignore rules in force inside ``folder``: ``outer`` and its own ignore files."""
+        if not self.ignore_files:
+            return outer
+        own: list[IgnoreFile] = []
+        for entry in listing:
+            if entry.name not in self.ignore_files:
+                continue
+            try:
+                if not entry.is_file():
+                    continue
+                own.append(load_ignore_file(Path(entry.path)))
+            except (OSError, ValueError) as exc:
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                ctx.drop(
+                    STAGE,
+                    "local/bad-ignore-file",
+                    f"cannot use ignore file {entry.path!r}: {why}; walking {os.fspath(folder)!r} without it",
+                    source=entry.path,
+                )
+        return [*outer, *own] if own else outer
 
     @staticmethod
     def _matches(patterns: Sequence[str], name: str, rel: str) -> bool:
@@ -288,6 +393,8 @@ class LocalDirSource(Source):
                 return sorted(it, key=lambda e: e.name)
         except OSError as exc:
             self._drop_os_error(ctx, directory, exc, "cannot list directory")
+            if self.changes is not None:
+                self.changes.keep(directory)
             return None
 
     def _stat(self, ctx: RunContext, path: Path) -> os.stat_result | None:
@@ -296,6 +403,8 @@ class LocalDirSource(Source):
             return os.stat(path)
         except OSError as exc:
             self._drop_os_error(ctx, path, exc, "cannot stat")
+            if self.changes is not None and exc.errno != errno.ENOENT:
+                self.changes.keep(path)  # there, but not stat-able now: not a deletion
             return None
 
     def _drop_os_error(self, ctx: RunContext, path: Path, exc: OSError, doing: str) -> None:
@@ -345,6 +454,7 @@ class LocalDirSource(Source):
                     ctx.drop(STAGE, "local/not-regular", f"{where!r} is not a regular file", source=where)
                     return None
                 data = fh.read(self.max_file_bytes + 1)
+                access = access_of(st, fh.fileno()) if self.record_access else None
         except OSError as exc:
             self._drop_os_error(ctx, path, exc, "cannot read")
             return None
@@ -362,7 +472,12 @@ class LocalDirSource(Source):
             return None
         ctx.stats.inc("read/records")
         ctx.stats.inc("read/bytes", len(data))
-        return file_document(where, data, url=path.resolve().as_uri(), fetched_at=_mtime(st))
+        doc = file_document(where, data, url=path.resolve().as_uri(), fetched_at=_mtime(st))
+        if access is not None:
+            doc.metadata["access"] = access
+        if self.changes is not None:  # what the bytes read are: the state records this stat
+            doc.metadata["_fstat"] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+        return doc
 
 
 def _identities(paths: Sequence[str | PathLike[str]]) -> frozenset[tuple[int, int]]:

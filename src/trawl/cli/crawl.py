@@ -362,6 +362,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if any(seed.lower().startswith("file:") for seed in args.seeds):
+        from trawl.cli.ingest import run_file_urls  # noqa: PLC0415 - a folder is a desktop ingest
+
+        return run_file_urls(args)
     _shard(args.shard)
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED URL, or --resume to continue a crawl")

@@ -4,6 +4,8 @@ Random access: one seek, one read and one decompressed record (plus, for a zstd 
 reference record, which the collection caches).
 
 ``--anchor`` turns the argument into words and lists the pages others link to with those words.
+``--children`` lists a document's units (an mbox's messages, a message's attachments) and
+``--parent`` moves to the document a unit was cut from (then printed as asked).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trawl.cli.common import out_console, sentence
-from trawl.errors import ConfigError
+from trawl.errors import ConfigError, RecordNotFound
 from trawl.store.collection import Collection
 
 __all__ = ["HELP", "register", "run"]
@@ -54,6 +56,18 @@ def register(sub: Any) -> None:
         action="store_true",
         help="every kept capture of the URL, oldest first: time, status, revisit or not, WARC "
         "FILE@OFFSET, payload digest, title (with --json: one JSON object each, as --json prints one)",
+    )
+    p.add_argument(
+        "--children",
+        action="store_true",
+        help="the document's units (an mbox's messages, a message's attachments), in order: position, "
+        "kind, URL, title (with --json: one --json object each)",
+    )
+    p.add_argument(
+        "--parent",
+        action="store_true",
+        help="the document this unit was cut from (its message, its mbox), printed as asked "
+        "(with --json, --text, --raw, --versions or --children)",
     )
     mode.add_argument(
         "--anchor",
@@ -100,11 +114,34 @@ def _versions(collection: Collection, key: str, as_json: bool) -> int:
         capture = record.capture
         pointer = capture.get("pointer") or {}
         kind = "revisit (unchanged)" if record.revisit_of else str(capture.get("record_type") or "")
+        if record.deleted:
+            moved = record.deleted.get("moved_to")
+            kind = f"moved to {moved}" if moved else "deleted (the file is gone)"
         status = capture.get("status")
         out.print(
             f"{capture.get('fetched_at') or 'unknown'}  {'' if status is None else status}  {kind}  "
-            f"{pointer.get('file')}@{pointer.get('offset')}  "
+            f"{pointer.get('file')}@{pointer.get('offset') if pointer else '-'}  "
             f"{str(capture.get('payload_digest') or '')[:18]}  "
+            f"{record.title or '(no title)'}",
+            highlight=False,
+            markup=False,
+        )
+    return 0
+
+
+def _children(collection: Collection, key: str, as_json: bool) -> int:
+    parent = collection.find(key)
+    records = collection.children(key)
+    if as_json:
+        for record in records:
+            print(json.dumps(record.as_dict(), ensure_ascii=False))
+        return 0
+    out = out_console()
+    out.print(f"[bold]{parent.url}[/]: {len(records)} units", highlight=False)
+    for record in records:
+        unit = record.unit or {}
+        out.print(
+            f"{unit.get('position', '?'):>5}  {unit.get('kind', '?'):<10}  {record.url}  "
             f"{record.title or '(no title)'}",
             highlight=False,
             markup=False,
@@ -115,12 +152,28 @@ def _versions(collection: Collection, key: str, as_json: bool) -> int:
 def run(args: argparse.Namespace) -> int:
     with Collection.open(args.collection) as collection:
         if args.anchor:
+            if args.children or args.parent:
+                raise ConfigError("--anchor finds pages by words; it takes neither --children nor --parent")
             return _by_anchor(collection, args.key)
+        if args.parent:
+            args.key = collection.parent(args.key).url
+        if args.children:
+            if args.raw or args.text or args.as_of or args.versions:
+                raise ConfigError("--children lists a document's units; give it alone, or with --json")
+            return _children(collection, args.key, args.json)
         if args.versions:
             if args.raw or args.text or args.anchor or args.as_of:
                 raise ConfigError("--versions lists every capture; give it alone, or with --json")
             return _versions(collection, args.key, args.json)
         record = collection.find(args.key, as_of=_as_of(args.as_of))
+        gone = record.deleted
+        if gone is not None and (args.raw or args.text):
+            where = f"moved to {gone['moved_to']}" if gone.get("moved_to") else "deleted"
+            before = (gone.get("previous") or {}).get("fetched_at")
+            raise RecordNotFound(
+                f"{record.url} was {where} at {gone.get('at')}; its last content is the capture of "
+                f"{before}: trawl get {args.collection} {args.key} --as-of {before}"
+            )
         if args.raw:
             doc = collection.read(record)
             sys.stdout.buffer.write(doc.raw)
@@ -137,6 +190,22 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(data, ensure_ascii=False))
             return 0
         out = out_console()
+        if gone is not None:
+            moved = gone.get("moved_to")
+            out.print(f"[bold]{data['url']}[/]: {'moved' if moved else 'deleted'}", highlight=False)
+            out.print(
+                f"deleted    at {gone.get('at')}   (the file {gone.get('path')!r} is gone)", markup=False
+            )
+            if moved:
+                out.print(f"moved to   {moved}", highlight=False, markup=False)
+            previous = gone.get("previous") or {}
+            out.print(
+                f"last kept  capture of {previous.get('fetched_at')}: trawl get {args.collection} "
+                f"{args.key} --as-of {previous.get('fetched_at')}   (every capture: --versions)",
+                highlight=False,
+                markup=False,
+            )
+            return 0
         out.print(f"[bold]{data['title'] or '(no title)'}[/]")
         out.print(f"url        {data['url']}")
         out.print(f"surt       {data['surt']}")

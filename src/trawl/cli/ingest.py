@@ -1,16 +1,31 @@
-"""``trawl ingest SOURCE… -o COLLECTION``: read WARC/ARC, TREC Web files and directories."""
+"""``trawl ingest SOURCE… -o COLLECTION``: read WARC/ARC, TREC Web files and directories.
+
+A folder is a desktop crawl: incremental (only what changed is read again; deletions and renames
+are marked), optionally watched (``--watch``), paced (``--max-files-per-second``,
+``--max-mb-per-second``, ``--low-priority``, ``--pause-on-battery``) and filtered (``--exclude``,
+ignore files, hidden and system folders).
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
 from trawl.cli.common import (
     add_config_options,
+    bounded,
     err_console,
     human_bytes,
     out_console,
@@ -18,7 +33,7 @@ from trawl.cli.common import (
     sentence,
 )
 from trawl.document import Document
-from trawl.errors import InputError
+from trawl.errors import ConfigError, InputError
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
@@ -49,8 +64,123 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
+    desk = p.add_argument_group("folders (a desktop crawl)")
+    desk.add_argument(
+        "--full",
+        action="store_true",
+        help="read every file again (default: only files whose size, mtime or inode changed since "
+        "the last ingest into this collection; deleted files get a tombstone version, renamed ones move)",
+    )
+    desk.add_argument(
+        "--watch",
+        action="store_true",
+        help="keep running: pick up new, changed and deleted files as the file system reports them "
+        "(watchfiles, pip install 'trawl[desktop]'; else polling); Ctrl-C or SIGTERM ends it cleanly",
+    )
+    desk.add_argument(
+        "--poll-interval",
+        type=bounded(float, 0, above=True),
+        metavar="SECONDS",
+        help="with --watch and no watchfiles: seconds between two stat walks (local.poll_interval, 1)",
+    )
+    desk.add_argument(
+        "--max-files-per-second",
+        type=bounded(float, 0),
+        metavar="N",
+        help="read at most N files a second (files unchanged by stat are not read; 0: no limit)",
+    )
+    desk.add_argument(
+        "--max-mb-per-second",
+        type=bounded(float, 0),
+        metavar="MB",
+        help="read at most MB megabytes a second (0: no limit)",
+    )
+    desk.add_argument(
+        "--low-priority",
+        action="store_true",
+        help="run at the lowest CPU priority (nice 19) and the idle I/O class (Linux), where allowed",
+    )
+    desk.add_argument(
+        "--pause-on-battery",
+        action="store_true",
+        help="wait while the machine runs on battery (Linux: /sys/class/power_supply)",
+    )
+    desk.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files and folders whose name or path below the folder matches (repeatable; "
+        "also ignore files: .gitignore, .trawlignore)",
+    )
+    desk.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="read only files whose name or path below the folder matches one of these (repeatable)",
+    )
+    desk.add_argument(
+        "--include-hidden", action="store_true", help="also read names starting with '.' (skipped by default)"
+    )
+    desk.add_argument(
+        "--include-system",
+        action="store_true",
+        help="also walk system folders ($RECYCLE.BIN, lost+found, __pycache__, node_modules...: "
+        "local.system_folders)",
+    )
     add_config_options(p)
     p.set_defaults(func=run)
+
+
+def apply_flags(args: argparse.Namespace, collection: Collection) -> None:
+    """This run's folder flags, on top of the collection's configuration (not saved in it)."""
+    local = collection.config.local
+    if getattr(args, "full", False):
+        local.incremental = False
+    for flag, name in (
+        ("poll_interval", "poll_interval"),
+        ("max_files_per_second", "max_files_per_second"),
+        ("max_mb_per_second", "max_mb_per_second"),
+    ):
+        value = getattr(args, flag, None)
+        if value is not None:
+            setattr(local, name, float(value))
+    if getattr(args, "low_priority", False):
+        local.low_priority = True
+    if getattr(args, "pause_on_battery", False):
+        local.pause_on_battery = True
+    if getattr(args, "exclude", None):
+        local.exclude = [*local.exclude, *args.exclude]
+    if getattr(args, "include", None):
+        base = [] if list(local.include) == ["*"] else list(local.include)
+        local.include = [*base, *args.include]
+    if getattr(args, "include_hidden", False):
+        local.skip_hidden = False
+    if getattr(args, "include_system", False):
+        local.skip_system = False
+
+
+@contextlib.contextmanager
+def stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C and SIGTERM set ``stop`` (the run ends after the file it is on, with everything
+    written); a second Ctrl-C interrupts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        if stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stop.set()
+        print("trawl: stopping after the current file (Ctrl-C again to interrupt)", file=sys.stderr)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def summary_table(result: IngestResult) -> RichTable:
@@ -65,6 +195,10 @@ def summary_table(result: IngestResult) -> RichTable:
     t.add_row("records read (files and archive records)", str(stats.get("read/records")))
     t.add_row("captures stored", f"[green]{stored}[/]")
     t.add_row("already stored (skipped)", str(stats.get("store/skipped/already-stored")))
+    for key, value in stats.prefix("local/").items():  # a desktop crawl: what changed on disk
+        t.add_row(key, str(value))
+    if result.passes > 1:
+        t.add_row("passes (--watch)", str(result.passes))
     t.add_row("WARC bytes written", human_bytes(stats.get("store/warc-bytes")))
     t.add_row("time", f"{result.seconds:.2f} s ({rate:,.0f} docs/s)")
     for key, value in stats.prefix("read/skipped/").items():
@@ -81,8 +215,51 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def file_url_path(url: str) -> Path:
+    """The local path a ``file:`` URL names (``file:///home/me/docs/``, ``file://localhost/...``)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "file":
+        raise ConfigError(f"{url!r} is not a file: URL")
+    if parts.netloc not in ("", "localhost"):
+        raise InputError(
+            f"{url!r} names a file on the host {parts.netloc!r}; trawl reads only this machine's "
+            "files: mount the share and give its local path"
+        )
+    return Path(url2pathname(parts.path))
+
+
+def run_file_urls(args: argparse.Namespace) -> int:
+    """``trawl crawl file:///dir/ -o COLLECTION``: the desktop ingest of those folders (what
+    ``trawl ingest DIR -o COLLECTION`` does: incremental, deletions and renames marked). The
+    caller (``trawl crawl``) guards the collection with ``removed_if_failed``."""
+    others = [seed for seed in args.seeds if not seed.lower().startswith("file:")]
+    if others:
+        raise ConfigError(
+            f"file: seeds are read as a desktop ingest, web seeds are crawled: give them in two "
+            f"commands ({others[0]!r} is not a file: URL)"
+        )
+    if getattr(args, "resume", False):
+        raise ConfigError(
+            "--resume continues a web crawl; a folder needs none: run the same command again and "
+            "only what changed is read"
+        )
+    paths = [str(file_url_path(seed)) for seed in args.seeds]
+    ingest_args = argparse.Namespace(
+        sources=paths,
+        output=args.output,
+        no_progress=args.no_progress,
+        json=args.json,
+        config=args.config,
+        overrides=args.overrides,
+    )
+    return _run(ingest_args)
+
+
 def _run(args: argparse.Namespace) -> int:
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
+    apply_flags(args, collection)
+    watch = bool(getattr(args, "watch", False))
+    stop = threading.Event()
     console = err_console()
     show_progress = not args.no_progress and not args.json
     with (
@@ -105,8 +282,30 @@ def _run(args: argparse.Namespace) -> int:
             drops = sum(stats.prefix("drop/").values())
             progress.update(task, advance=1, drops=drops)
 
-        result = ingest(args.sources, collection, on_document=tick)
-    read = result.stats.get("read/records") + sum(result.stats.prefix("drop/").values())
+        before: dict[str, int] = {}
+
+        def passed(n: int, stats: Stats) -> None:
+            now = stats.prefix("local/")
+            if watch and not args.json:
+                changes = ", ".join(
+                    f"{k.split('/', 1)[1]} {v - before.get(k, 0)}"
+                    for k, v in now.items()
+                    if v != before.get(k, 0)
+                )
+                console.print(f"pass {n} done ({changes or 'nothing'}); watching", highlight=False)
+            before.update(now)
+
+        with stopped_by_signals(stop):
+            result = ingest(
+                args.sources, collection, on_document=tick, watch=watch, stop=stop, on_pass=passed
+            )
+    for note in result.notes:
+        print(f"trawl: {note}", file=sys.stderr)
+    read = (
+        result.stats.get("read/records")
+        + sum(result.stats.prefix("drop/").values())
+        + sum(result.stats.prefix("local/").values())
+    )
     if not read:  # a run that could do nothing says so
         skipped = ", ".join(
             f"{n} {k.split('/')[-1]}" for k, n in result.stats.prefix("read/skipped/").items()

@@ -43,6 +43,18 @@ class ConvertOptions:
     max_cells: int = 1_000_000
     #: At most this many links are kept.
     max_links: int = 10_000
+    #: Mail (:mod:`trawl.convert.mail`): ``"units"`` lists a message's attachments in its
+    #: metadata (the units step makes each a document of its own); ``"fold"`` adds their text to
+    #: the message's text.
+    mail_attachments: str = "units"
+    #: Attachments read (listed, or folded) per message, and messages read per mbox, at most.
+    mail_max_attachments: int = 100
+    mail_max_messages: int = 100_000
+    #: An attachment that decodes to more than this many bytes is listed but not folded in.
+    mail_max_part_bytes: int = 50 * 1024 * 1024
+    #: How deep messages attached to messages are read (``mail_depth`` is this one's depth).
+    mail_max_depth: int = 3
+    mail_depth: int = 0
 
 
 @dataclass(slots=True)

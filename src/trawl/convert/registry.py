@@ -2,11 +2,12 @@
 
 :data:`REGISTRY` maps each format name that :func:`~trawl.sniff.identify.identify` reports to a
 :class:`ConverterSpec`: the function, whether it takes bytes or decoded characters, and whether
-it runs isolated in a worker process (:class:`~trawl.convert.guard.Guard`) — PDF (PDFium is C) and
-every ZIP package (bombs, deep XML). :func:`convert_bytes` is the whole job for one payload —
-identify, decode if textual, convert, check the metadata (:func:`~trawl.convert.meta.check_metadata`)
-— and never raises for bad input: a refusal or failure comes back as :attr:`Conversion.dropped`
-(``<format>-<why>`` or a converter's own reason such as ``zip-bomb``) with a message.
+it runs isolated in a worker process (:class:`~trawl.convert.guard.Guard`) — PDF (PDFium is C),
+every ZIP package (bombs, deep XML) and mail (MIME trees, and folded attachments' converters).
+:func:`convert_bytes` is the whole job for one payload — identify, decode if textual, convert,
+check the metadata (:func:`~trawl.convert.meta.check_metadata`) — and never raises for bad input:
+a refusal or failure comes back as :attr:`Conversion.dropped` (``<format>-<why>`` or a converter's
+own reason such as ``zip-bomb``) with a message.
 
 :class:`FormatConverter` is the pipeline step for every document that is neither HTML nor plain
 text (those keep their own steps, which share the decoding already done). It sets ``text``,
@@ -14,11 +15,14 @@ text (those keep their own steps, which share the decoding already done). It set
 applies), refines ``sniffed_type`` and ``type_mismatch`` from the whole payload, and counts
 ``convert/<format>``; a document whose conversion fails is dropped with reason
 ``convert/<reason>``; a format with no converter (images, archives, legacy OLE files) is kept
-untouched and counted as ``convert/skipped/<type>``.
+untouched and counted as ``convert/skipped/<type>``, and so is a container whose units are
+documents of their own (``metadata["units"]``, an mbox split by :mod:`trawl.units.mail`:
+``convert/container``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +33,7 @@ from urllib.parse import unquote, urlsplit
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
+from trawl.convert.mail import convert_email, convert_mbox
 from trawl.convert.meta import check_metadata
 from trawl.convert.office import convert_docx, convert_epub, convert_odf, convert_pptx, convert_xlsx
 from trawl.convert.pdf import convert_pdf
@@ -75,6 +80,25 @@ def convert_text(data: bytes | str, options: ConvertOptions) -> Converted:
     return out
 
 
+def _convert_part(
+    data: bytes, declared: str | None, filename: str | None, options: ConvertOptions
+) -> tuple[Converted | None, str]:
+    """One attachment folded into its message's text: converted here, in the process that
+    converts the message (the guarded worker, in a pipeline)."""
+    conversion = convert_bytes(data, declared=declared, filename=filename, options=options)
+    if conversion.converted is not None:
+        return conversion.converted, ""
+    return None, conversion.dropped or ("skipped" if conversion.skipped else "failed")
+
+
+def _convert_email(data: bytes, options: ConvertOptions) -> Converted:
+    return convert_email(data, options, _convert_part)
+
+
+def _convert_mbox(data: bytes, options: ConvertOptions) -> Converted:
+    return convert_mbox(data, options, _convert_part)
+
+
 @dataclass(slots=True, frozen=True)
 class ConverterSpec:
     """How one format is converted."""
@@ -103,6 +127,9 @@ REGISTRY: dict[str, ConverterSpec] = {
         ConverterSpec("ods", convert_odf, isolate=True),
         ConverterSpec("odp", convert_odf, isolate=True),
         ConverterSpec("epub", convert_epub, isolate=True),
+        # hostile MIME, and with mail_attachments = "fold" the attachments' own converters
+        ConverterSpec("email", _convert_email, isolate=True),
+        ConverterSpec("mbox", _convert_mbox, isolate=True),
     )
 }
 
@@ -221,12 +248,17 @@ class FormatConverter(Step):
         timeout: float = DEFAULT_TIMEOUT,
         max_memory: int = DEFAULT_MAX_MEMORY,
         max_pages: int = 2_000,
+        options: ConvertOptions | None = None,
     ) -> None:
+        """``options`` gives the bounds not named here (the mail ones); ``max_chars`` and
+        ``max_pages`` override it."""
         if max_chars <= 0 or max_pages <= 0:
             raise ConfigError(
                 f"convert: max_chars and max_pages must be positive, not {max_chars}, {max_pages}"
             )
-        self.options = ConvertOptions(max_chars=max_chars, max_pages=max_pages)
+        self.options = dataclasses.replace(
+            options or ConvertOptions(), max_chars=max_chars, max_pages=max_pages
+        )
         self.guard = Guard(timeout=timeout, max_memory=max_memory) if isolate else None
 
     def close(self) -> None:
@@ -237,17 +269,18 @@ class FormatConverter(Step):
         kind = effective_type(doc)
         if is_html(kind) or is_plain_text(kind):
             return doc  # the HTML and text converters share the decoder's work
+        if isinstance(doc.metadata.get("units"), int):
+            # a container a units step split (an mbox): its units are documents of their own
+            self.count("convert/container")
+            return doc
         payload = body_of(doc, self)
         text = doc.markup  # XML and feeds: what the charset decoder made of them
-        options = ConvertOptions(
-            url=doc.url,
-            max_chars=self.options.max_chars,
-            max_pages=self.options.max_pages,
-        )
+        options = dataclasses.replace(self.options, url=doc.url)
+        name = doc.metadata.get("filename")  # a unit's (an attachment's) own file name
         conversion = convert_bytes(
             payload,
             declared=doc.content_type,
-            filename=filename_of(doc.url),
+            filename=name if isinstance(name, str) else filename_of(doc.url),
             options=options,
             guard=self.guard,
             text=text,

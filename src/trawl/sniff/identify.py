@@ -14,10 +14,12 @@ local header; :func:`identify` has the whole payload and goes further:
 
 The result carries the *format* (a short name that keys the converter registry: ``pdf``,
 ``docx``, ``xlsx``, ``pptx``, ``odt``, ``ods``, ``odp``, ``epub``, ``rtf``, ``html``, ``xml``,
-``rss``, ``atom``, ``text``, ``svg``, ``image``, ``ole``, ``zip``, ``gzip``, ``binary``,
-``empty``), the declared type and the type the file name suggests, and whether either disagrees
-with the bytes. Two declarations of the same family disagree when both name different specific
-formats (a ``.docx`` that is an XLSX), not when one is vaguer (``application/zip``).
+``rss``, ``atom``, ``text``, ``svg``, ``image``, ``ole``, ``zip``, ``gzip``, ``email``, ``mbox``,
+``binary``, ``empty``; bytes that sniff as plain text but are *declared* a message, such as a unit
+cut from an mbox, are ``email`` when they open with a header block), the declared type and the
+type the file name suggests, and whether either disagrees with the bytes. Two declarations of
+the same family disagree when both name different specific formats (a ``.docx`` that is an
+XLSX), not when one is vaguer (``application/zip``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from trawl.sniff.magic import SNIFF_BYTES, informative_type, sniff_type, type_family, types_disagree
+from trawl.sniff.magic import (
+    SNIFF_BYTES,
+    informative_type,
+    looks_like_message,
+    sniff_type,
+    type_family,
+    types_disagree,
+)
 
 __all__ = ["FORMAT_TYPES", "Identity", "extension_type", "format_of_type", "identify"]
 
@@ -56,6 +65,8 @@ FORMAT_TYPES: dict[str, str] = {
     "zip": "application/zip",
     "ole": "application/x-ole-storage",
     "gzip": "application/gzip",
+    "email": "message/rfc822",
+    "mbox": "application/mbox",
     "binary": "application/octet-stream",
     "empty": "application/x-empty",
 }
@@ -71,6 +82,8 @@ _TYPE_FORMATS.update(
         _OOXML + "spreadsheetml.template": "xlsx",
         _OOXML + "presentationml.slideshow": "pptx",
         _ODF + "text-template": "odt",
+        "message/global": "email",
+        "message/news": "email",
     }
 )
 _SPECIFIC_ZIP = frozenset({"docx", "xlsx", "pptx", "odt", "ods", "odp", "epub"})
@@ -88,6 +101,8 @@ for _ext, _kind in {
     ".odp": FORMAT_TYPES["odp"],
     ".epub": FORMAT_TYPES["epub"],
     ".rtf": FORMAT_TYPES["rtf"],
+    ".mbox": FORMAT_TYPES["mbox"],
+    ".eml": FORMAT_TYPES["email"],
 }.items():
     _EXTENSIONS.add_type(_kind, _ext)
 
@@ -243,10 +258,12 @@ def identify(data: bytes, declared: str | None = None, filename: str | None = No
         inner_xml = _xml_format(data)
         if inner_xml != "xml" or data.rstrip()[-1:] == b">":
             fmt = inner_xml
+    declared_type = informative_type(declared.split(";", 1)[0].strip().lower() if declared else None)
+    if fmt == "text" and format_of_type(declared_type) == "email" and looks_like_message(data[:SNIFF_BYTES]):
+        fmt = "email"  # declared a message, and its header block says so, if too quietly for sniffing
     mime = FORMAT_TYPES.get(fmt, sniffed)
     if fmt in ("zip", "image", "ole", "text"):
         mime = sniffed  # the sniffer's exact type (image/png, application/x-ole-storage...)
-    declared_type = informative_type(declared.split(";", 1)[0].strip().lower() if declared else None)
     by_extension = extension_type(filename)
     return Identity(
         format=fmt,

@@ -6,8 +6,17 @@ pages as ``image/png``), so every document is sniffed by magic number and markup
 :func:`effective_type`: a binary signature (``%PDF-``, ``PK``, PNG...) always wins, markup found in
 the bytes wins over a vaguer declaration, and for plain or unrecognised bytes the server's
 declaration is trusted. The *families* of types (markup and text, PDF, zip containers, OLE
-containers, gzip, images, RTF) decide whether two types disagree: ``text/html`` vs
+containers, gzip, images, RTF, mail) decide whether two types disagree: ``text/html`` vs
 ``application/xhtml+xml`` vs ``text/plain`` is no disagreement, ``text/html`` vs PDF bytes is.
+
+Mail is recognised conservatively (:func:`sniff_mail`): an mbox (``application/mbox``) opens with
+a ``From `` envelope line that carries a time and a year, followed by header fields; one message
+(``message/rfc822``: an ``.eml``, a Maildir file) opens with a block of RFC 5322 header fields,
+at least two of them ones every mail has (From, To, Subject, Date, Message-ID, Received,
+Return-Path, MIME-Version, or fields only mail transport writes: Delivered-To, DKIM-Signature,
+ARC-Seal…; named as mail software writes them, a capital first), ended by a blank line (or by the
+end of the sniffed head). Text that starts "From here on…", HTTP headers after a status line or
+a YAML file of ``key: value`` lines is none of these.
 
 Pure functions of bytes and types, below every stage: the decoder, the converters and the
 extractor ask :func:`effective_type` which type they act on; the
@@ -22,12 +31,16 @@ import re
 from trawl.document import Document
 
 __all__ = [
+    "MAIL_TYPES",
     "SNIFF_BYTES",
     "effective_type",
     "informative_type",
     "is_html",
     "is_plain_text",
     "is_textual",
+    "looks_like_message",
+    "mbox_envelope_end",
+    "sniff_mail",
     "sniff_type",
     "type_family",
     "types_disagree",
@@ -113,6 +126,80 @@ def _sniff_markup(lower: bytes) -> str | None:
     return None
 
 
+# An mbox's envelope line: "From " sender, then a date with a time and a year in any of the
+# forms writers use ("Mon Jan  1 00:00:00 2024", "Tue Dec 12 01:39:36 +0000 2023", "- Sat ...").
+_ENVELOPE = re.compile(rb"From \S+ +[^\r\n]*?\b\d{1,2}:\d{2}(?::\d{2})?\b[^\r\n]*?\b\d{4}\b[^\r\n]*\r?\n")
+# One header field's first line: a name of printable ASCII but the colon, then the colon.
+_FIELD = re.compile(rb"([!-9;-~]{1,76}):[^\r\n]*(?:\r?\n|$)")
+_CONTINUATION = re.compile(rb"[ \t][^\r\n]*(?:\r?\n|$)")
+_BLANK = re.compile(rb"\r?\n")
+# Fields every real message has some of, as mail software spells them (a YAML file's "from:" and
+# "to:" keys are lower case; an HTTP response shares only Date), and fields only mail transport
+# writes (a Gmail message's first kilobytes are Received, ARC and DKIM lines).
+_MAIL_FIELDS = frozenset(
+    {
+        b"from", b"to", b"subject", b"date", b"message-id", b"received", b"return-path", b"mime-version",
+        b"cc", b"reply-to", b"in-reply-to", b"references", b"delivered-to", b"x-received",
+        b"dkim-signature", b"arc-seal", b"authentication-results", b"received-spf", b"x-original-to",
+    }
+)  # fmt: skip
+
+
+def _header_block(head: bytes, pos: int, *, need: int) -> bool:
+    """Whether ``head[pos:]`` opens with header fields, ``need`` of them distinct mail fields with a
+    capital first letter, ended by a blank line or cut off by the end of ``head``."""
+    known: set[bytes] = set()
+    fields = 0
+    end = len(head)
+    while pos < end:
+        if end >= SNIFF_BYTES and head.find(b"\n", pos) < 0:
+            break  # the head was cut inside this line
+        m = _FIELD.match(head, pos)
+        if m is not None:
+            name = m.group(1)
+            if name[:1].isupper() and name.lower() in _MAIL_FIELDS:
+                known.add(name.lower())
+            fields += 1
+            pos = m.end()
+            continue
+        if fields and (c := _CONTINUATION.match(head, pos)) is not None:
+            pos = c.end()
+            continue
+        blank = _BLANK.match(head, pos)
+        return blank is not None and fields > 0 and len(known) >= need
+    # the head ends inside the header block (long Received chains): judge what was seen
+    return end >= SNIFF_BYTES and len(known) >= need
+
+
+def sniff_mail(head: bytes) -> str | None:
+    """``application/mbox``, ``message/rfc822`` or ``None``: mail by its first bytes (see the
+    module docstring); ``head`` is what :func:`sniff_type` sees (a kilobyte or two)."""
+    if head.startswith(b"From "):
+        envelope = _ENVELOPE.match(head)
+        if envelope is not None and _header_block(head, envelope.end(), need=1):
+            return "application/mbox"
+        return None
+    if _FIELD.match(head) is not None and _header_block(head, 0, need=2):
+        return "message/rfc822"
+    return None
+
+
+def mbox_envelope_end(data: bytes, pos: int = 0, *, header: bool = True) -> int | None:
+    """Where the mbox envelope line (``From sender date``) at ``pos`` ends, if one is there (and,
+    with ``header``, a header field follows it); ``None`` otherwise (a body line "From here on…"
+    is no envelope)."""
+    envelope = _ENVELOPE.match(data, pos)
+    if envelope is None or (header and _FIELD.match(data, envelope.end()) is None):
+        return None
+    return envelope.end()
+
+
+def looks_like_message(head: bytes) -> bool:
+    """A header block with at least one mail field: enough for bytes *declared* a message (a unit
+    cut from an mbox, a part of type ``message/rfc822``) to be read as one."""
+    return _FIELD.match(head) is not None and _header_block(head, 0, need=1)
+
+
 def sniff_type(head: bytes) -> str:
     """The media type of a payload that starts with ``head`` (a kilobyte or two is enough).
 
@@ -138,6 +225,8 @@ def sniff_type(head: bytes) -> str:
     stripped = text.lstrip(_WS)
     if stripped.startswith(b"%PDF-"):
         return "application/pdf"
+    if text is head and (mail := sniff_mail(head)) is not None:
+        return mail  # before markup: a message's HTML body may be in the head
     markup = _sniff_markup(stripped[:SNIFF_BYTES].lower())
     if markup is not None:
         return markup
@@ -176,13 +265,17 @@ _UNINFORMATIVE = frozenset(
     }
 )  # fmt: skip
 _MARKUP_AND_TEXT = frozenset({"html", "xml", "text"})
+#: Mail: one message, or an mbox of them (text, but read by the mail converter, part by part).
+MAIL_TYPES = frozenset({"message/rfc822", "message/global", "message/news", "application/mbox"})
 
 
 def type_family(kind: str | None) -> str | None:
     """The family a media type belongs to: html, xml, text, rtf, pdf, zip, ole, gzip, image,
-    binary (unrecognised bytes), empty, or other (a type trawl knows nothing about)."""
+    mail, binary (unrecognised bytes), empty, or other (a type trawl knows nothing about)."""
     if kind is None:
         return None
+    if kind in MAIL_TYPES:
+        return "mail"
     if kind in _HTML:
         return "html"
     if kind in ("application/rtf", "text/rtf"):
@@ -218,7 +311,8 @@ def informative_type(kind: str | None) -> str | None:
 def types_disagree(declared: str | None, sniffed: str | None) -> bool:
     """Whether a declared and a sniffed type belong to different families.
 
-    HTML, XML and plain text are one family for this purpose. Unrecognised binary bytes disagree
+    HTML, XML and plain text are one family for this purpose, and mail agrees with plain text (a
+    message is text; the sniffer only calls it mail when it is sure). Unrecognised binary bytes disagree
     only with a textual declaration (trawl does not know every binary format), and an empty
     body disagrees with nothing.
     """
@@ -232,6 +326,8 @@ def types_disagree(declared: str | None, sniffed: str | None) -> bool:
     if sniffed_family == "binary":
         return declared_family in _MARKUP_AND_TEXT
     if declared_family in _MARKUP_AND_TEXT and sniffed_family in _MARKUP_AND_TEXT:
+        return False
+    if {declared_family, sniffed_family} == {"mail", "text"}:
         return False
     return declared_family != sniffed_family
 

@@ -71,7 +71,7 @@ from trawl.store.warcfile import (
     read_frame,
     read_record_at,
 )
-from trawl.urls import surt, url_hash
+from trawl.urls import UNIT_FRAGMENT, surt, unit_parent, url_hash
 
 __all__ = ["Collection", "CollectionWriter", "StoredRecord", "anchor_terms", "site_of"]
 
@@ -101,7 +101,8 @@ REFERENCES_KEPT = 64
 
 def site_of(row: str) -> str:
     """The group whose pages share a reference: a SURT row's host (``com,example)``), or for other
-    rows (``file:`` paths) the directory."""
+    rows (``file:`` paths) the directory (a unit's: its file's)."""
+    row = row.partition(UNIT_FRAGMENT)[0]
     head, paren, _ = row.partition(")")
     if paren:
         return head + ")"
@@ -171,6 +172,12 @@ class StoredRecord:
     def text(self) -> str:
         return str(self.cells.get("text", {}).get("text", ""))
 
+    @property
+    def unit(self) -> dict[str, Any] | None:
+        """For a document unit: its ``parent``, ``kind``, ``position``, ``span`` and ``root``."""
+        value = self.cells.get("meta", {}).get("metadata", {}).get("unit")
+        return dict(value) if isinstance(value, dict) else None
+
     def as_dict(self) -> dict[str, Any]:
         fetch = self.capture
         meta = self.cells.get("meta", {})
@@ -209,7 +216,14 @@ class StoredRecord:
             "lang": self.cells.get("lang", {}).get("doc", {}).get("lang"),
             "lang_score": self.cells.get("lang", {}).get("doc", {}).get("score"),
             "passages": self.cells.get("lang", {}).get("doc", {}).get("passages", []),
+            "deleted": fetch.get("deleted"),
         }
+
+    @property
+    def deleted(self) -> dict[str, Any] | None:
+        """For a tombstone (a desktop crawl found the file gone): when, and where it moved to."""
+        value = self.capture.get("deleted")
+        return dict(value) if value else None
 
 
 class Collection:
@@ -368,6 +382,31 @@ class Collection:
                 return ts
         return None
 
+    def children(self, key: str) -> list[StoredRecord]:
+        """The document units whose parent is the document ``key`` names (an mbox's messages, a
+        message's attachments), in their order: a prefix scan of the rows after the parent's
+        (a unit's SURT key is its parent's with ``#unit=…``), keeping the direct children."""
+        row = self.find(key).row
+        prefix = row + ("/" if UNIT_FRAGMENT in row else UNIT_FRAGMENT)
+        found = [r for r in self.records(prefix) if "/" not in r.row[len(prefix) :]]
+
+        def position(record: StoredRecord) -> tuple[int, str]:
+            unit = record.unit or {}
+            at = unit.get("position")
+            return (at if isinstance(at, int) else 1 << 62, record.row)
+
+        return sorted(found, key=position)
+
+    def parent(self, key: str) -> StoredRecord:
+        """The document that the unit ``key`` names was cut from (:class:`RecordNotFound` for a
+        document that is no unit, or whose parent is not stored)."""
+        record = self.find(key)
+        unit = record.unit or {}
+        url = unit.get("parent") if isinstance(unit.get("parent"), str) else unit_parent(record.url)
+        if not url:
+            raise RecordNotFound(f"{record.url!r} is no document unit: it has no parent")
+        return self.find(url)
+
     def versions(self, key: str) -> list[StoredRecord]:
         """Every kept capture of the URL (or URL hash, DOCNO, ``FILE@OFFSET``) ``key`` names,
         oldest first, each with the cells it was stored with (``trawl get --versions``)."""
@@ -461,11 +500,13 @@ class Collection:
     def records(self, prefix: str = "", *, as_of: datetime | None = None) -> Iterator[StoredRecord]:
         """Every stored record in SURT order (a host's pages together), optionally under a prefix.
 
-        Rows that hold only anchor text from other pages (not crawled themselves) are skipped.
+        Rows that hold only anchor text from other pages (not crawled themselves) are skipped, and
+        so are rows whose newest version is a tombstone (a file deleted since: :meth:`mark_deleted`).
         """
         when = None if as_of is None else _timestamp_us(as_of)
         for row, cells in self.table.scan(prefix=prefix, as_of=when):
-            if cells.get("fetch", {}).get("capture"):
+            capture = cells.get("fetch", {}).get("capture")
+            if capture and not capture.get("deleted"):
                 yield StoredRecord(row, cells)
 
     def captures(self, prefix: str = "") -> Iterator[StoredRecord]:
@@ -475,16 +516,18 @@ class Collection:
 
         A capture older than its cells' versions (a collection written before every family kept
         as many versions as ``fetch``) comes with the cells as they were then, which may be none
-        but its fetch data.
+        but its fetch data. Tombstones (:meth:`mark_deleted`) are not captures and are skipped.
         """
         table = self.table
         for row, cells in table.scan(prefix=prefix):
             if not cells.get("fetch", {}).get("capture"):
                 continue
             versions = table.versions_of(row, "fetch", "capture")
-            for ts, _ in reversed(versions[1:]):
-                yield StoredRecord(row, table.get_row(row, as_of=ts))
-            yield StoredRecord(row, cells)
+            for ts, capture in reversed(versions[1:]):
+                if not capture.get("deleted"):
+                    yield StoredRecord(row, table.get_row(row, as_of=ts))
+            if not cells["fetch"]["capture"].get("deleted"):
+                yield StoredRecord(row, cells)
 
     def find_by_anchor(self, query: str, limit: int = 20) -> list[tuple[StoredRecord, int]]:
         """Pages whose incoming anchor text holds every word of ``query``, with how many linking
@@ -506,6 +549,116 @@ class Collection:
                 scored.append((StoredRecord(row, cells), votes))
         scored.sort(key=lambda rv: (-rv[1], rv[0].row))
         return scored[:limit]
+
+    # -- desktop crawl: rows that follow the disk ---------------------------------------------------
+
+    def newest_capture(self, url: str) -> dict[str, Any] | None:
+        """The newest ``fetch:capture`` cell of ``url``'s row (a tombstone too), or None."""
+        value = self.table.get_cell(surt(url), "fetch", "capture")
+        return dict(value) if value else None
+
+    def _after_newest(self, row: str, family: str, qualifier: str) -> int:
+        """Now, or just after the newest version of the cell when that is not older (a file's
+        mtime can lie in the future), so a new version is the newest."""
+        versions = self.table.versions_of(row, family, qualifier)
+        now = time.time_ns() // 1000
+        return max(now, versions[0][0] + 1) if versions else now
+
+    def mark_deleted(self, url: str, *, path: str, moved_to: str | None = None) -> bool:
+        """Add a tombstone version to ``url``'s row: its file is gone (``moved_to``: renamed to
+        that URL). The capture cell says ``record_type = "deleted"`` and holds ``deleted``
+        (when, why, where to, the previous capture); text, links, language and metadata are
+        emptied at that version, so a search sees nothing, while every earlier capture stays
+        readable (``trawl get --versions``, ``--as-of``). The file's document units (an mbox's
+        messages and their attachments) go with it, each with its own tombstone (moved: to the
+        same unit of the new URL). False when there is no row or its newest version is already
+        a tombstone."""
+        row = surt(url)
+        done = self._tombstone(row, url, path=path, moved_to=moved_to)
+        for unit_row in list(self.table.rows(row + UNIT_FRAGMENT)):
+            unit_url = self.table.get_cell(unit_row, "fetch", "capture") or {}
+            fragment = str(unit_url.get("url") or "").partition(UNIT_FRAGMENT)[2]
+            target = (
+                f"{moved_to.split('#', 1)[0]}{UNIT_FRAGMENT}{fragment}" if moved_to and fragment else None
+            )
+            self._tombstone(unit_row, str(unit_url.get("url") or url), path=path, moved_to=target)
+        return done
+
+    def retire_stale_units(self, url: str) -> int:
+        """Tombstone the units of ``url`` that its newest capture no longer holds (a message
+        removed from an mbox that changed): those whose newest capture is older than the
+        document's own. The number retired."""
+        row = surt(url)
+        newest = self.table.versions_of(row, "fetch", "capture")
+        if not newest or newest[0][1].get("deleted"):
+            return 0
+        retired = 0
+        for unit_row in list(self.table.rows(row + UNIT_FRAGMENT)):
+            versions = self.table.versions_of(unit_row, "fetch", "capture")
+            if versions and versions[0][0] < newest[0][0] and not versions[0][1].get("deleted"):
+                unit_url = str(versions[0][1].get("url") or url)
+                retired += self._tombstone(unit_row, unit_url, path="", reason="gone-from-parent")
+        return retired
+
+    def _tombstone(
+        self, row: str, url: str, *, path: str, moved_to: str | None = None, reason: str | None = None
+    ) -> bool:
+        previous = self.table.get_cell(row, "fetch", "capture")
+        if not previous or previous.get("deleted"):
+            return False
+        ts = self._after_newest(row, "fetch", "capture")
+        when = datetime.fromtimestamp(ts / 1_000_000, UTC).isoformat()
+        deleted = {
+            "at": when,
+            "reason": reason or ("moved" if moved_to else "deleted"),
+            "moved_to": moved_to,
+            "path": path,
+            "previous": {
+                "fetched_at": previous.get("fetched_at"),
+                "payload_digest": previous.get("payload_digest"),
+                "pointer": previous.get("pointer"),
+            },
+        }
+        capture = {
+            "id": None,
+            "url": previous.get("url") or url,
+            "docno": None,
+            "fetched_at": when,
+            "status": None,
+            "record_type": "deleted",
+            "record_id": None,
+            "pointer": None,
+            "length": 0,
+            "declared_type": None,
+            "sniffed_type": None,
+            "type_mismatch": False,
+            "source": path,
+            "payload_digest": None,
+            "revisit_of": None,
+            "deleted": deleted,
+        }
+        cells: dict[str, dict[str, Any]] = {
+            "fetch": {"capture": capture},
+            "text": {"title": "", "text": ""},
+            "links": {"out": []},
+            "meta": {"decode": {}, "metadata": {"path": path}, "errors": []},
+            "lang": {"doc": {"lang": None, "score": None, "passages": []}},
+        }
+        self.table.write([Mutation(row, ts, put=cells)])
+        return True
+
+    def update_access(self, url: str, access: dict[str, Any]) -> bool:
+        """Record who may read ``url``'s file now (its metadata's ``access``), as a new version of
+        the row's metadata; its capture is unchanged. False for no row, or a tombstone."""
+        row = surt(url)
+        capture = self.table.get_cell(row, "fetch", "capture")
+        if not capture or capture.get("deleted"):
+            return False
+        metadata = dict(self.table.get_cell(row, "meta", "metadata") or {})
+        metadata["access"] = access
+        ts = self._after_newest(row, "meta", "metadata")
+        self.table.write([Mutation(row, ts, put={"meta": {"metadata": metadata}})])
+        return True
 
     def warc_files(self) -> list[Path]:
         return sorted(p for p in (self.path / "warc").iterdir() if p.is_file())

@@ -1,0 +1,11 @@
+"""Document units: the documents inside a document (the messages of an mbox, the attachments of a
+message), each stored and fetched like any other, with its parent, position and span.
+
+A unit's URL is its parent's with a unit fragment (``file:///m/inbox.mbox#unit=msg-3``,
+``…#unit=msg-3/att-1``: :func:`trawl.urls.unit_url`), which its SURT key keeps, so a parent's
+units follow it in the table and a prefix scan finds them (``trawl get --children``).
+"""
+
+from trawl.units.mail import MailUnits
+
+__all__ = ["MailUnits"]
