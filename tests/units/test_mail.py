@@ -3,6 +3,8 @@ parent, position and span, run through ingest's own steps."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -117,14 +119,20 @@ def test_attachments_are_units_converted_by_their_format(
     assert listed[0]["type"] == "application/pdf" and listed[0]["size"] == len(mailcorpus.pdf_bytes())
     units = [docs[f"{message}/att-{i}"] for i in range(1, 5)]
     for i, unit in enumerate(units, 1):
+        span = unit.metadata["unit"]["span"]
         assert unit.metadata["unit"] == {
             "parent": message,
             "kind": "attachment",
             "position": i,
-            "span": None,
+            "span": span,
             "root": url,
         }
         assert unit.metadata["filename"] == ATTACHMENTS_OF_2[i - 1]
+        # the span is the MIME part in the message's bytes: its headers and its encoded body
+        start, end = span
+        part = email.message_from_bytes(docs[message].raw[start:end], policy=email.policy.default)
+        assert part.get_filename() == ATTACHMENTS_OF_2[i - 1]
+        assert part.get_payload(decode=True) == unit.raw
     pdf, docx, html, latin = units
     assert pdf.raw == mailcorpus.pdf_bytes() and pdf.metadata["format"] == "pdf"
     assert mailcorpus.PDF_TEXT in pdf.text

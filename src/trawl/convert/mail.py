@@ -36,6 +36,7 @@ whole (when the units step did not split it), its text is its messages' texts on
 from __future__ import annotations
 
 import codecs
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -158,6 +159,50 @@ def _filename(part: Message) -> str | None:
 def attachment_name(part: Message, position: int) -> str:
     """An attachment's file name, or ``attachment-<position>`` when it has none."""
     return _filename(part) or f"attachment-{position}"
+
+
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def part_spans(data: bytes, msg: Message) -> dict[int, tuple[int, int]]:
+    """Where each MIME part of ``msg`` (parsed from ``data``) lies in ``data``: ``id(part)`` →
+    ``(start, end)``, its header lines and encoded body, found by the multipart boundaries (the
+    parser keeps no offsets). A multipart whose delimiters do not match its parts (a broken
+    message) gives its parts none."""
+    spans: dict[int, tuple[int, int]] = {}
+
+    def visit(part: Message, start: int, end: int, depth: int) -> None:
+        spans[id(part)] = (start, end)
+        if depth > 50:
+            return
+        head = _HEADER_END.search(data, start, end)
+        body = head.end() if head is not None else end
+        if part.get_content_maintype() == "message" and part.is_multipart():
+            inner = part.get_payload(0)
+            if isinstance(inner, Message):
+                visit(inner, body, end, depth + 1)
+            return
+        if part.get_content_maintype() != "multipart" or not part.is_multipart():
+            return
+        boundary = part.get_boundary()
+        children = [c for c in part.get_payload() if isinstance(c, Message)]
+        if not boundary or not children:
+            return
+        delimiter = re.compile(
+            rb"(?m)^--" + re.escape(boundary.encode("ascii", "replace")) + rb"(--)?[ \t]*\r?$"
+        )
+        lines = list(delimiter.finditer(data, body, end))
+        if len(lines) < len(children) + 1:
+            return
+        for child, (opening, closing) in zip(children, itertools.pairwise(lines), strict=False):
+            child_start = opening.end() + (2 if data[opening.end() : opening.end() + 2] == b"\r\n" else 1)
+            child_end = closing.start()
+            child_end -= 2 if data[child_end - 2 : child_end] == b"\r\n" else 1  # the CRLF is the delimiter's
+            if child_start <= child_end:
+                visit(child, child_start, max(child_start, child_end), depth + 1)
+
+    visit(msg, 0, len(data), 0)
+    return spans
 
 
 def message_parts(msg: Message) -> MessageParts:

@@ -50,6 +50,7 @@ from trawl.convert.mail import (
     message_parts,
     parse_message,
     part_bytes,
+    part_spans,
     size_estimate,
     split_mbox,
 )
@@ -151,7 +152,7 @@ class MailUnits(Step):
             return
         yield doc
         if not self.fold:
-            yield from self._attachments(doc, msg, 0)
+            yield from self._attachments(doc, msg, 0, data)
 
     def _mbox(self, doc: Document, data: bytes) -> Iterator[Document]:
         spans = split_mbox(data)
@@ -197,10 +198,17 @@ class MailUnits(Step):
         yield doc
         yield from units
 
-    def _attachments(self, parent: Document, msg: Message, depth: int) -> Iterator[Document]:
-        """The units of ``msg``'s attachments; ``depth`` is how deep ``msg`` is attached."""
+    def _attachments(
+        self, parent: Document, msg: Message, depth: int, data: bytes | None = None
+    ) -> Iterator[Document]:
+        """The units of ``msg``'s attachments (``msg`` parsed from ``data``, the parent's bytes,
+        which their spans are in: ``parent.raw`` unless given); ``depth`` is how deep ``msg`` is
+        attached."""
         root = unit_root(parent.url)
+        spans = part_spans(parent.raw if data is None else data, msg)
         for position, part in enumerate(message_parts(msg).attachments, 1):
+            where = spans.get(id(part))
+            span = list(where) if where is not None else None
             if position > self.max_attachments:
                 self.count("units/mail/capped/attachments")
                 break
@@ -229,14 +237,16 @@ class MailUnits(Step):
                     raw,
                     kind="message",
                     position=position,
-                    span=None,
+                    span=span,
                     root=root,
                     declared=MESSAGE,
                 )
                 unit.metadata["filename"] = attachment_name(part, position)
                 self.count("units/mail/messages")
                 yield unit
-                yield from self._attachments(unit, inner, depth + 1)
+                # its attachments' spans are in its own bytes (regenerated from the parse): read
+                # them from those
+                yield from self._attachments(unit, parse_message(raw), depth + 1)
                 continue
             content_type = str(part.get("content-type") or part.get_content_type())
             unit = self._unit(
@@ -245,7 +255,7 @@ class MailUnits(Step):
                 raw,
                 kind="attachment",
                 position=position,
-                span=None,
+                span=span,
                 root=root,
                 declared=part.get_content_type(),
                 headers=[("Content-Type", " ".join(content_type.split()))],
