@@ -218,6 +218,18 @@ class UnitsConfig:
     max_attachments: int = 100
     max_part_bytes: int = 50 << 20
     max_depth: int = 3
+    pdf: str = "none"
+    slides: bool = False
+    sheets: bool = False
+    chapters: bool = False
+    max_segments: int = 2000
+    passages: str = "none"
+    passage_chars: int = 1000
+    passage_overlap: int = 200
+    passage_min_chars: int = 200
+    max_passages: int = 1000
+    faq: bool = False
+    max_faq_pairs: int = 200
 
 
 _SECTIONS: dict[str, type[Any]] = {
@@ -451,5 +463,21 @@ def _warn_contradictions(config: Config) -> None:
         raise ConfigError(
             "units: max_messages, max_attachments and max_part_bytes must be at least 1, max_depth at least 0"
         )
+    _check_passages(units)
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")
+
+
+def _check_passages(units: UnitsConfig) -> None:
+    """Passage and FAQ units' options (``[units]``): refused when they cannot cut a text."""
+    if units.passages not in {"none", "window", "paragraph"}:
+        raise ConfigError(f"units.passages = {units.passages!r}: choose 'none', 'window' or 'paragraph'")
+    if units.passage_chars < 1 or not 0 <= units.passage_overlap < units.passage_chars:
+        raise ConfigError(
+            f"units.passage_chars = {units.passage_chars}, passage_overlap = {units.passage_overlap}: "
+            "passage_chars must be at least 1 and the overlap at least 0 and below it"
+        )
+    if units.passage_min_chars < 0:
+        raise ConfigError(f"units.passage_min_chars = {units.passage_min_chars}: at least 0")
+    if units.max_passages < 1 or units.max_faq_pairs < 1:
+        raise ConfigError("units: max_passages and max_faq_pairs must be at least 1")

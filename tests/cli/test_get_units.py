@@ -142,3 +142,21 @@ def test_a_deleted_or_shrunk_mbox_takes_its_units_along(
     box.unlink()
     assert main(["ingest", str(folder), "-o", str(coll), "--no-progress"]) == 0
     assert live_units() == []
+
+
+def test_a_chmod_of_an_mbox_reaches_its_units(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Who may read a message is who may read its mbox: a chmod of the file, seen without
+    re-reading it, is a new metadata version of the file's row and of each unit's."""
+    folder, coll = tmp_path / "mail", tmp_path / "coll"
+    folder.mkdir()
+    box = folder / "box.mbox"
+    box.write_bytes(mailcorpus.mbox_bytes([mailcorpus.alternative(), mailcorpus.with_attachments()]))
+    box.chmod(0o644)
+    assert main(["ingest", str(folder), "-o", str(coll), "--no-progress"]) == 0
+    url = box.resolve().as_uri()
+    unit = f"{url}#unit=msg-2/att-1"
+    assert get_json(capsys, str(coll), unit)[0]["metadata"]["access"]["mode"] == "0644"  # type: ignore[index]
+    box.chmod(0o600)
+    assert main(["ingest", str(folder), "-o", str(coll), "--no-progress"]) == 0
+    for key in (url, f"{url}#unit=msg-1", unit):
+        assert get_json(capsys, str(coll), key)[0]["metadata"]["access"]["mode"] == "0600"  # type: ignore[index]

@@ -11,11 +11,21 @@ pipeline: they see bytes and return data, so they can run in a worker process
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from trawl.errors import FormatError
 
-__all__ = ["ConversionError", "ConvertOptions", "Converted", "collapse", "cut_text", "join_lines"]
+__all__ = [
+    "ConversionError",
+    "ConvertOptions",
+    "Converted",
+    "Segment",
+    "clip_segments",
+    "collapse",
+    "cut_text",
+    "join_lines",
+    "segments_of",
+]
 
 
 class ConversionError(FormatError):
@@ -55,6 +65,23 @@ class ConvertOptions:
     #: How deep messages attached to messages are read (``mail_depth`` is this one's depth).
     mail_max_depth: int = 3
     mail_depth: int = 0
+    #: PDF: read the outline (bookmarks) into ``section`` segments as well as the pages.
+    pdf_outline: bool = False
+
+
+class Segment(NamedTuple):
+    """A part of a converted document that the document itself delimits: a PDF's page or outline
+    section, a slide, a sheet, an EPUB chapter. ``start``/``end`` are character offsets into the
+    :class:`Converted` text (``text[start:end]`` is the part, without the newline that joins it
+    to the next); ``position`` is its number in the document, from 1 (page 7 is the seventh page,
+    whether or not page 6 has text); ``title`` is its own (a slide's or chapter's title, a sheet's
+    name), or empty."""
+
+    kind: str
+    position: int
+    title: str
+    start: int
+    end: int
 
 
 @dataclass(slots=True)
@@ -73,6 +100,9 @@ class Converted:
     metadata: dict[str, Any] = field(default_factory=dict)
     links: list[tuple[str, str]] = field(default_factory=list)  # (url, anchor text)
     needs_ocr: bool = False
+    #: Pages, sections, slides, sheets or chapters, in order (:class:`Segment`); what the units
+    #: step (:mod:`trawl.units.pages`) cuts the document into when asked to.
+    segments: list[Segment] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -95,6 +125,43 @@ def cut_text(text: str, limit: int) -> tuple[str, bool]:
     if at <= window:
         at = max(text.rfind(" ", window, limit + 1), text.rfind("\t", window, limit + 1))
     return (text[:at] if at > window else text[:limit]).rstrip(), True
+
+
+def segments_of(blocks: list[str], marks: list[tuple[int, str, int, str]]) -> list[Segment]:
+    """The segments of ``"\\n".join(b for b in blocks if b)``: each mark ``(first block, kind,
+    position, title)`` runs to the next mark's first block (the last one to the end). A segment
+    whose blocks are all empty has an empty span where it would be."""
+    starts: list[int] = []  # where each block starts in the joined text
+    ends: list[int] = []
+    pos = 0
+    any_text = False
+    for block in blocks:
+        if block:
+            pos += any_text  # the newline before it
+            any_text = True
+            starts.append(pos)
+            pos += len(block)
+        else:
+            starts.append(pos)
+        ends.append(pos)
+    out: list[Segment] = []
+    for i, (first, kind, position, title) in enumerate(marks):
+        last = marks[i + 1][0] if i + 1 < len(marks) else len(blocks)
+        texts = [b for b in range(first, last) if blocks[b]]
+        if texts:
+            out.append(Segment(kind, position, title, starts[texts[0]], ends[texts[-1]]))
+        else:
+            at = ends[first - 1] if 0 < first <= len(ends) else 0
+            out.append(Segment(kind, position, title, at, at))
+    return out
+
+
+def clip_segments(segments: list[Segment], length: int) -> list[Segment]:
+    """``segments`` of a text cut to ``length`` characters: those that start past it are gone,
+    the one it cuts ends there."""
+    return [
+        s._replace(end=min(s.end, length)) for s in segments if s.start < length or s.start == s.end <= length
+    ]
 
 
 def collapse(text: str) -> str:

@@ -19,8 +19,12 @@ with their text, footnotes and endnotes; PPTX slides in presentation order, slid
 headings, tables, speaker notes and run hyperlinks; XLSX sheet names (as headings and in
 ``metadata["sheets"]``), shared and inline strings, numbers, one line per row; ODF headings
 (``text:h``), links (``text:a``), sheet names, speaker notes; EPUB chapters in spine order
-through the HTML converter. Document properties (``docProps/core.xml``, ``meta.xml``, the OPF
-metadata) give title, author, dates, subject, description, keywords and language.
+through the HTML converter. Segments (:attr:`~trawl.convert.base.Converted.segments`, what units
+are cut by): PPTX and ODP slides (titled by their title placeholder or frame; speaker notes are
+their slide's), XLSX and ODS sheets (titled by their names, which open their text), EPUB chapters
+(spine items, numbered in spine order and titled by the table of contents, NCX or EPUB 3 nav, else
+their first heading, else their ``<title>``). Document properties (``docProps/core.xml``,
+``meta.xml``, the OPF metadata) give title, author, dates, subject, description, keywords and language.
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse, segments_of
 from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
 from trawl.html.page import read_page
 
@@ -419,11 +424,14 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
         complex_tags=frozenset({f"{_A}hlinkClick"}),
     )
     notes = 0
+    marks: list[tuple[int, str, int, str]] = []
     for number, slide in enumerate(slides, 1):
         current = _rels(package, slide)
         slide_root = package.xml(slide)
         if slide_root is None:
             continue
+        first = len(walker.lines)
+        slide_title = ""
         for shape in slide_root.iter():
             if shape.tag not in (f"{_P}sp", f"{_P}graphicFrame"):
                 continue
@@ -438,6 +446,7 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
                 if text:
                     level = 1 if ph is not None and ph.get("type") == "ctrTitle" else 2
                     walker.headings.append({"level": level, "text": text[:1000], "slide": number})
+                    slide_title = slide_title or text[:1000]
         for kind, target, _external in current.values():
             if kind.endswith("/notesSlide"):
                 notes_root = package.xml(target)
@@ -450,11 +459,13 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
                         for child in shape.iter(f"{_A}p"):
                             walker.walk(child)
                         notes += any(walker.lines[before:])
+        marks.append((first, "slide", number, slide_title))
     meta = _core_properties(package)
     meta["slides"] = len(slides)
     if notes:
         meta["notes"] = notes
     out = _finish(walker, meta, options)
+    out.segments = segments_of(walker.lines, marks)
     if not out.title and walker.headings:
         out.title = str(walker.headings[0]["text"])
     return out
@@ -490,12 +501,14 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
     links: list[tuple[str, str]] = []
     cells = 0
     capped = False
+    marks: list[tuple[int, str, int, str]] = []
     for sheet in root.iter(f"{_S}sheet"):
         name = sheet.get("name", "")
         rel = rels.get(sheet.get(f"{_R}id", ""))
         if rel is None:
             continue
         names.append(name)
+        marks.append((len(lines), "sheet", len(names), collapse(name)[:1000]))
         headings.append({"level": 2, "text": name})
         lines.append(name)
         sheet_root = package.xml(rel[1])
@@ -535,6 +548,7 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
     if headings:
         meta["headings"] = headings
     out = Converted(text="\n".join(lines), metadata=meta, links=links[: options.max_links])
+    out.segments = segments_of(lines, marks)
     out.title = str(meta.get("title", ""))
     if capped:
         out.count("xlsx/cells-capped")
@@ -619,18 +633,22 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
     body = root.find(f"{_OFFICE}body")
     sheets: list[str] = []
     slides = 0
+    marks: list[tuple[int, str, int, str]] = []
     for el in body.iter() if body is not None else ():
         if el.tag == f"{_OFFICE}spreadsheet":
             for table in el.iter(f"{_TABLE}table"):
                 name = table.get(f"{_TABLE}name", "")
                 sheets.append(name)
+                marks.append((len(walker.lines), "sheet", len(sheets), collapse(name)[:1000]))
                 walker.lines.append(name)
                 walker.headings.append({"level": 2, "text": name})
                 _sheet_rows(walker, table, options)
             break
         if el.tag in (f"{_OFFICE}text", f"{_OFFICE}presentation"):
             for child in el:
-                slides += child.tag == f"{_DRAW}page"
+                if child.tag == f"{_DRAW}page":
+                    slides += 1
+                    marks.append((len(walker.lines), "slide", slides, _odp_title(child)))
                 _walk_blocks(walker, child)
             break
     meta = _odf_meta(package)
@@ -638,7 +656,17 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
         meta["sheets"] = sheets
     if slides:
         meta["slides"] = slides
-    return _finish(walker, meta, options)
+    out = _finish(walker, meta, options)
+    out.segments = segments_of(walker.lines, marks)
+    return out
+
+
+def _odp_title(page: ET.Element) -> str:
+    """A presentation page's title: the text of its frame of class ``title``, if it has one."""
+    for frame in page.iter(f"{_DRAW}frame"):
+        if frame.get(f"{_PRES}class") == "title":
+            return collapse(" ".join(frame.itertext()))[:1000]
+    return ""
 
 
 def _sheet_rows(walker: _Walker, table: ET.Element, options: ConvertOptions) -> None:
@@ -713,20 +741,78 @@ def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
     headings: list[dict[str, Any]] = []
     links: list[tuple[str, str]] = []
     chapters = 0
-    for ref in opf.iter(f"{_OPF}itemref"):
+    marks: list[tuple[int, str, int, str]] = []
+    toc = _epub_toc(package, opf, manifest)
+    for number, ref in enumerate(opf.iter(f"{_OPF}itemref"), 1):
         part = manifest.get(ref.get("idref", ""))
         chapter = package.read(part) if part else None
-        if chapter is None:
+        if chapter is None or part is None:
             continue
         chapters += 1
         page = read_page(chapter.decode("utf-8", "replace"), options.url or "about:blank")
-        if page.text:
-            lines.append(page.text)
-        headings.extend(page.metadata.get("headings", []))
+        own = page.metadata.get("headings", [])
+        title = toc.get(part) or (str(own[0]["text"]) if own else "") or page.title
+        marks.append((len(lines), "chapter", number, collapse(title)[:1000]))
+        lines.append(page.text)
+        headings.extend(own)
         links.extend((link.url, link.text) for link in page.links)
     meta["chapters"] = chapters
     if headings:
         meta["headings"] = headings[:100]
-    out = Converted(text="\n".join(lines), metadata=meta, links=links[: options.max_links])
+    out = Converted(
+        text="\n".join(line for line in lines if line), metadata=meta, links=links[: options.max_links]
+    )
+    out.segments = segments_of(lines, marks)
     out.title = str(meta.get("title", ""))
     return out
+
+
+_OPS = "{http://www.idpf.org/2007/ops}"
+_NCX = "{http://www.daisy.org/z3986/2005/ncx/}"
+
+
+def _epub_toc(package: Package, opf: ET.Element, manifest: dict[str, str]) -> dict[str, str]:
+    """Chapter titles by part name, from the table of contents: the EPUB 3 navigation document's
+    ``toc`` nav, then the EPUB 2 NCX; the first entry pointing into a part names it. A table of
+    contents that cannot be read names nothing (the chapters keep their headings)."""
+    titles: dict[str, str] = {}
+    spine = opf.find(f"{_OPF}spine")
+    sources = [
+        (manifest.get(item.get("id", ""), ""), "nav")
+        for item in opf.iter(f"{_OPF}item")
+        if "nav" in item.get("properties", "").split()
+    ]
+    if spine is not None and spine.get("toc"):
+        sources.append((manifest.get(spine.get("toc", ""), ""), "ncx"))
+    for name, kind in sources:
+        try:
+            root = package.xml(name) if name else None
+        except ConversionError as exc:
+            if exc.reason == "zip-bomb":
+                raise
+            continue  # an unreadable table of contents (HTML entities in the nav...): no titles
+        if root is None:
+            continue
+        folder = posixpath.dirname(name)
+        entries: list[tuple[str, str]] = []
+        if kind == "nav":
+            navs = [nav for nav in root.iter() if local_name(nav.tag) == "nav"]
+            tocs = [nav for nav in navs if nav.get(f"{_OPS}type") == "toc"] or navs
+            for nav in tocs:
+                entries += [
+                    (a.get("href", ""), " ".join(a.itertext()))
+                    for a in nav.iter()
+                    if local_name(a.tag) == "a"
+                ]
+        else:
+            for point in root.iter(f"{_NCX}navPoint"):
+                text_el = point.find(f"{_NCX}navLabel/{_NCX}text")
+                content = point.find(f"{_NCX}content")
+                if text_el is not None and content is not None:
+                    entries.append((content.get("src", ""), text_el.text or ""))
+        for href, label in entries:
+            target = unquote(href.partition("#")[0])
+            text = collapse(label)
+            if target and text and "://" not in target:
+                titles.setdefault(posixpath.normpath(posixpath.join(folder, target)), text[:1000])
+    return titles

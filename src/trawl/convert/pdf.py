@@ -19,6 +19,12 @@ Text comes from PDFium's text layer page by page, in the order PDFium's layout a
   no usable character map: glyph ids, not words) counts the same way, and its junk is dropped
   (``pdf/garbled-pages``).
 
+Segments (:attr:`Converted.segments`, what page and section units are cut by): one ``page`` per
+page read, its span its text after the cleaning above (an empty span for a page with no text),
+and with ``pdf_outline`` one ``section`` per outline entry (bookmark) that points at a page read,
+all levels flattened in page order: it starts where its title is found on its page (the page's
+start when it is not) and runs to the next one's start, the last to the end of the text.
+
 Bounds: at most ``max_pages`` pages are read (``pdf/pages-capped``; ``metadata["pages"]`` is
 always the full count), text is cut at ``max_chars``. Encrypted files that need a password are
 refused (``pdf-encrypted``), unreadable ones too (``pdf-malformed``). Metadata: title, author,
@@ -34,7 +40,16 @@ import itertools
 import re
 from typing import Any
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
+from trawl.convert.base import (
+    ConversionError,
+    Converted,
+    ConvertOptions,
+    Segment,
+    clip_segments,
+    collapse,
+    cut_text,
+    segments_of,
+)
 from trawl.errors import MissingDependency
 
 __all__ = [
@@ -69,6 +84,8 @@ _PAGE_NUMBER = re.compile(
 _DIGITS = re.compile(r"\d+")
 _EDGE = 2  # how many lines at the top and the bottom of a page may be running lines
 _SCANNED_CHARS = 20  # fewer characters than this on a page with images: a scanned page
+_OUTLINE_ENTRIES = 10_000  # outline entries read at most (a hostile outline can be any size)
+_OUTLINE_DEPTH = 8
 
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -144,12 +161,22 @@ def drop_running_lines(pages: list[list[str]]) -> tuple[list[list[str]], int]:
 
 
 def _finish(
-    pages: list[str], meta: dict[str, Any], options: ConvertOptions, scanned: int, read: int
+    pages: list[str],
+    meta: dict[str, Any],
+    options: ConvertOptions,
+    scanned: int,
+    read: int,
+    *,
+    outline: list[tuple[str, int]] | None = None,
 ) -> Converted:
     split = [page.split("\n") if page else [] for page in pages]
     kept, removed = drop_running_lines(split)
-    text = "\n".join("\n".join(lines) for lines in kept if lines)
+    blocks = ["\n".join(lines) for lines in kept]
+    text = "\n".join(block for block in blocks if block)
     out = Converted(text=text, metadata=meta)
+    out.segments = segments_of(blocks, [(i, "page", i + 1, "") for i in range(len(blocks))])
+    if outline:
+        out.segments += sections(text, out.segments, outline)
     if removed:
         out.count("pdf/running-lines-dropped", removed)
     if read and scanned * 2 >= read and scanned:
@@ -159,8 +186,52 @@ def _finish(
     if capped:
         out.count("convert/capped")
         meta["truncated"] = True
+        out.segments = clip_segments(out.segments, len(out.text))
     title = meta.get("title")
     out.title = title if isinstance(title, str) else ""
+    return out
+
+
+def sections(text: str, pages: list[Segment], outline: list[tuple[str, int]]) -> list[Segment]:
+    """``section`` segments of ``text`` from outline entries ``(title, page index)`` (see the
+    module docstring); ``pages`` are the page segments, in page order."""
+    starts: list[tuple[int, str]] = []
+    floor = 0
+    ordered = sorted(range(len(outline)), key=lambda i: (outline[i][1], i))
+    for i in ordered:
+        title, index = outline[i]
+        if not 0 <= index < len(pages):
+            continue
+        page = pages[index]
+        start = max(page.start, floor)
+        needle = collapse(title)
+        at = text.find(needle, start, max(page.end, start)) if needle else -1
+        if at >= 0:
+            start = at
+        starts.append((start, needle[:1000]))
+        floor = start
+    out = []
+    for n, (start, title) in enumerate(starts, 1):
+        end = starts[n][0] if n < len(starts) else len(text)
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        out.append(Segment("section", n, title, start, end))
+    return out
+
+
+def _outline(pdf: Any) -> list[tuple[str, int]]:
+    """The outline entries' ``(title, page index)``, in outline order (pypdfium2 5: bookmarks with
+    destinations; 4: outline items with a page index); entries without a page are skipped."""
+    out: list[tuple[str, int]] = []
+    for mark in itertools.islice(pdf.get_toc(max_depth=_OUTLINE_DEPTH), _OUTLINE_ENTRIES):
+        if hasattr(mark, "get_dest"):
+            dest = mark.get_dest()
+            index = dest.get_index() if dest is not None else None
+            title = mark.get_title()
+        else:
+            index, title = mark.page_index, mark.title
+        if isinstance(index, int) and isinstance(title, str):
+            out.append((title, index))
     return out
 
 
@@ -225,7 +296,17 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
             chars += len(text)
             if chars > options.max_chars:
                 break
-        out = _finish(pages, meta, options, scanned + unreadable, len(pages))
+        outline = None
+        damaged = ""
+        if options.pdf_outline:
+            try:
+                outline = _outline(pdf)
+            except (pdfium.PdfiumError, ValueError, OSError, UnicodeError) as exc:
+                damaged = f"the outline is unreadable ({type(exc).__name__}: {exc}); pages only"[:300]
+        out = _finish(pages, meta, options, scanned + unreadable, len(pages), outline=outline)
+        if damaged:  # a damaged outline is no outline: the pages remain
+            out.count("pdf/outline-unreadable")
+            out.warnings.append(damaged)
         if unreadable:
             out.count("pdf/garbled-pages", unreadable)
         out.links = list(links.items())[: options.max_links]

@@ -13,11 +13,11 @@ own reason such as ``zip-bomb``) with a message.
 text (those keep their own steps, which share the decoding already done). It sets ``text``,
 ``title``, ``links`` and ``metadata`` (with ``metadata["format"]``, and ``needs_ocr`` where it
 applies), refines ``sniffed_type`` and ``type_mismatch`` from the whole payload, and counts
-``convert/<format>``; a document whose conversion fails is dropped with reason
-``convert/<reason>``; a format with no converter (images, archives, legacy OLE files) is kept
-untouched and counted as ``convert/skipped/<type>``, and so is a container whose units are
-documents of their own (``metadata["units"]``, an mbox split by :mod:`trawl.units.mail`:
-``convert/container``).
+``convert/<format>``; when asked, it hands the units step the segments (``metadata["_segments"]``).
+A document whose conversion fails is dropped with reason ``convert/<reason>``; a format with no
+converter (images, archives, legacy OLE files) is kept untouched and counted as
+``convert/skipped/<type>``, and so is a container whose units are documents of their own
+(``metadata["units"]``, an mbox split by :mod:`trawl.units.mail`: ``convert/container``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import PurePosixPath
 from typing import Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 
-from trawl.convert.base import ConversionError, Converted, ConvertOptions, cut_text
+from trawl.convert.base import ConversionError, Converted, ConvertOptions, clip_segments, cut_text
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
 from trawl.convert.mail import convert_email, convert_mbox
@@ -49,6 +49,7 @@ from trawl.sniff.magic import effective_type, is_html, is_plain_text
 
 __all__ = [
     "REGISTRY",
+    "SEGMENTS",
     "Conversion",
     "ConverterSpec",
     "FormatConverter",
@@ -57,6 +58,11 @@ __all__ = [
     "convert_text",
     "filename_of",
 ]
+
+
+#: ``metadata`` key (never stored: it begins with ``_``) of a converted document's segments
+#: (:class:`~trawl.convert.base.Segment`), for :class:`~trawl.units.pages.PageUnits`.
+SEGMENTS = "_segments"
 
 
 def convert_html(data: bytes | str, options: ConvertOptions) -> Converted:
@@ -223,6 +229,7 @@ def convert_bytes(
         if capped:
             converted.count("convert/capped")
             converted.metadata["truncated"] = True
+            converted.segments = clip_segments(converted.segments, len(converted.text))
         claimed_title = converted.metadata.get("title")
         result.meta_flags = check_metadata(converted.metadata)
         if claimed_title and converted.title == claimed_title:
@@ -249,9 +256,11 @@ class FormatConverter(Step):
         max_memory: int = DEFAULT_MAX_MEMORY,
         max_pages: int = 2_000,
         options: ConvertOptions | None = None,
+        segments: bool = False,
     ) -> None:
         """``options`` gives the bounds not named here (the mail ones); ``max_chars`` and
-        ``max_pages`` override it."""
+        ``max_pages`` override it. ``segments``: hand a document's pages, slides, sheets or
+        chapters on to the units step after it (``metadata["_segments"]``, never stored)."""
         if max_chars <= 0 or max_pages <= 0:
             raise ConfigError(
                 f"convert: max_chars and max_pages must be positive, not {max_chars}, {max_pages}"
@@ -260,6 +269,7 @@ class FormatConverter(Step):
             options or ConvertOptions(), max_chars=max_chars, max_pages=max_pages
         )
         self.guard = Guard(timeout=timeout, max_memory=max_memory) if isolate else None
+        self.segments = segments
 
     def close(self) -> None:
         if self.guard is not None:
@@ -311,6 +321,8 @@ class FormatConverter(Step):
         doc.metadata.update(converted.metadata)
         if converted.needs_ocr:
             doc.metadata["needs_ocr"] = True
+        if self.segments and converted.segments:
+            doc.metadata[SEGMENTS] = converted.segments
         for warning in converted.warnings:
             doc.error(self.name, warning)
         for key, n in converted.counts.items():

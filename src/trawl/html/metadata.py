@@ -37,7 +37,9 @@ class PageMetadata:
     page's head declares, for :func:`~trawl.html.page.read_page`: ``meta`` (every ``<meta>`` with
     a ``content``, by its ``property``, ``name`` or ``itemprop`` lower-cased, the first of a name
     winning, values as written), the first ``<base href>``, the first ``<link rel="canonical">``
-    and the ``<title>``'s text (collapsed).
+    and the ``<title>``'s text (collapsed); and ``ld``, the page's JSON-LD objects as parsed (each
+    ``@graph`` and ``mainEntity`` flattened in, at most 200), for readers such as the FAQ units
+    (:mod:`trawl.units.faq`) that should not parse the page again.
     """
 
     title: str = ""
@@ -48,6 +50,7 @@ class PageMetadata:
     base: str | None = None
     canonical: str | None = None
     page_title: str = ""
+    ld: list[dict[str, Any]] = field(default_factory=list)
 
 
 _SPACE = re.compile(r"\s+")
@@ -476,7 +479,7 @@ def read_metadata(tree: PageTree, url: str | None = None, *, text_date: bool = T
         date = normalize_date(m_date)
         if date:
             sources["date"] = "meta:modified"
-    return PageMetadata(title[:1000], author[:200], date, sources, meta, base, canonical, page_title)
+    return PageMetadata(title[:1000], author[:200], date, sources, meta, base, canonical, page_title, ld)
 
 
 #: A byline alone in the page's opening text: "By Jane Doe | March 3", "Written by J. R. Smith".

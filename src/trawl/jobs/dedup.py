@@ -18,7 +18,10 @@ Reads every row's ``text:text`` cell (through :class:`~trawl.store.collection.Co
   the new index's ``meta.json`` and in ``index/dedup/near.log``.
 
 A row without text (a binary file the converters could not read) is counted as
-``dedup/skipped/empty-text`` and takes part in nothing.
+``dedup/skipped/empty-text`` and takes part in nothing. Passage units (:mod:`trawl.units.passages`)
+are left out, counted ``dedup/skipped/passage``: each is a slice of its parent's text, which takes
+part, and the passages of two near-duplicate pages would otherwise make a cluster each (an FAQ
+pair, a mail message or an attachment takes part: a document in its own right).
 """
 
 from __future__ import annotations
@@ -62,8 +65,14 @@ class DiscoveryResult:
     seconds: float
 
 
-def _documents(coll: Collection, rows: list[str]) -> Iterator[tuple[str, str]]:
+def _documents(coll: Collection, rows: list[str], counters: dict[str, int]) -> Iterator[tuple[str, str]]:
     for record in coll.records():
+        unit = record.unit
+        if unit is not None and unit.get("kind") == "passage":
+            # a slice of its parent's text: its parent's cluster stands for it (and the passages
+            # of two near-duplicate pages would make a cluster each)
+            counters["dedup/skipped/passage"] = counters.get("dedup/skipped/passage", 0) + 1
+            continue
         rows.append(record.row)
         yield record.url or record.row, record.text
 
@@ -74,7 +83,7 @@ def load_finder(
     """A finder holding every document of the collection, and the table row of each."""
     finder = DuplicateFinder(options)
     rows: list[str] = []
-    docs = _documents(coll, rows)
+    docs = _documents(coll, rows, finder.counters)
     if progress is not None:
         docs = _counting(docs, progress)
     finder.add(docs)

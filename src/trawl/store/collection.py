@@ -385,15 +385,19 @@ class Collection:
     def children(self, key: str) -> list[StoredRecord]:
         """The document units whose parent is the document ``key`` names (an mbox's messages, a
         message's attachments), in their order: a prefix scan of the rows after the parent's
-        (a unit's SURT key is its parent's with ``#unit=…``), keeping the direct children."""
+        (a unit's SURT key is its parent's with ``#unit=…``), keeping the direct children, those
+        whose names start alike (``p-``, ``qa-``, ``att-``) together."""
         row = self.find(key).row
         prefix = row + ("/" if UNIT_FRAGMENT in row else UNIT_FRAGMENT)
         found = [r for r in self.records(prefix) if "/" not in r.row[len(prefix) :]]
 
-        def position(record: StoredRecord) -> tuple[int, str]:
+        def position(record: StoredRecord) -> tuple[str, int, str]:
+            # units of one kind of name together (a page's passages p-1… before its pairs qa-1…:
+            # both number from 1), each in its order
+            name = record.row[len(prefix) :].rpartition("-")[0]
             unit = record.unit or {}
             at = unit.get("position")
-            return (at if isinstance(at, int) else 1 << 62, record.row)
+            return (name, at if isinstance(at, int) else 1 << 62, record.row)
 
         return sorted(found, key=position)
 
@@ -649,8 +653,16 @@ class Collection:
 
     def update_access(self, url: str, access: dict[str, Any]) -> bool:
         """Record who may read ``url``'s file now (its metadata's ``access``), as a new version of
-        the row's metadata; its capture is unchanged. False for no row, or a tombstone."""
+        the row's metadata, and of its units' (a message of an mbox is as readable as the mbox);
+        its capture is unchanged. False for no row, or a tombstone."""
         row = surt(url)
+        if not self._set_access(row, access):
+            return False
+        for unit_row in list(self.table.rows(row + UNIT_FRAGMENT)):
+            self._set_access(unit_row, access)
+        return True
+
+    def _set_access(self, row: str, access: dict[str, Any]) -> bool:
         capture = self.table.get_cell(row, "fetch", "capture")
         if not capture or capture.get("deleted"):
             return False

@@ -6,6 +6,8 @@ A unit's URL is its parent's with a unit fragment (``file:///m/inbox.mbox#unit=m
 units follow it in the table and a prefix scan finds them (``trawl get --children``).
 """
 
+from trawl.units.faq import FaqUnits
 from trawl.units.mail import MailUnits
+from trawl.units.passages import PassageUnits
 
-__all__ = ["MailUnits"]
+__all__ = ["FaqUnits", "MailUnits", "PassageUnits"]

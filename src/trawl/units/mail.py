@@ -281,8 +281,9 @@ class MailUnits(Step):
             "unit": {"parent": parent.url, "kind": kind, "position": position, "span": span, "root": root},
             "size": len(raw),
         }
-        if "path" in parent.metadata:
-            metadata["path"] = parent.metadata["path"]
+        for key in ("path", "access"):  # where it came from, and who may read it: its file's
+            if key in parent.metadata:
+                metadata[key] = parent.metadata[key]
         return Document(
             url=url,
             raw=raw,
