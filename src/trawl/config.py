@@ -146,6 +146,7 @@ class CrawlConfig:
     focus_threshold: float = 0.0
     focus_tunnel: int = 2
     private_sites: str = ""
+    allow_private: bool = False
     render: str = "never"
     render_browser: str = ""
     render_timeout: float = 15.0

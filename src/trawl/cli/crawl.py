@@ -170,6 +170,12 @@ def register(sub: Any) -> None:
         "that need it; needs Debian's chromium and pip install 'trawl[render]')",
     )
     pol.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="fetch from loopback, private and link-local addresses too (refused by default: a "
+        "crawl is no door into this machine's network; --resolve rules are always allowed)",
+    )
+    pol.add_argument(
         "--private-sites",
         metavar="FILE",
         help="a TOML file of per-host headers, cookies and basic auth for private sites (never "
@@ -274,6 +280,8 @@ def _given(args: argparse.Namespace) -> dict[str, Any]:
         out["private_sites"] = str(Path(args.private_sites).expanduser().resolve())
     if args.no_robots:
         out["robots"] = False
+    if args.allow_private:
+        out["allow_private"] = True
     if args.no_sitemaps:
         out["sitemaps"] = False
     if args.revisit:

@@ -206,6 +206,9 @@ class CrawlSettings:
     focus_threshold: float = 0.0  # links scoring below it are not followed (pruned)...
     focus_tunnel: int = 2  # ...once this many off-topic pages in a row led to them
     private_sites: str = ""  # a TOML file of per-host headers, cookies, basic auth (crawl.private)
+    # fetch from loopback, private, link-local, multicast... addresses (crawl.addresses); a
+    # --resolve rule's address is allowed either way
+    allow_private: bool = False
     # pages only scripts show (crawl.render): "never", "auto" (the pages and hosts that need it)
     # or "always" (every HTML page), in headless Chromium with its own caps
     render: str = "never"
@@ -820,6 +823,7 @@ class Crawler:
                 read_timeout=s.read_timeout,
                 total_timeout=s.total_timeout,
                 connections=max(64, s.concurrency * 2),
+                allow_private=s.allow_private,
             )
         if self.renderer is not None and s.render == "always":
             await self.renderer.start()  # RenderUnavailable: said before anything is fetched
@@ -984,7 +988,10 @@ class Crawler:
                 split = urlsplit(entry.url)
                 target = split.path + ("?" + split.query if split.query else "")
                 if not h.robots.allowed(target or "/"):
-                    self._drop(entry, f"robots/{h.robots.source}" if h.robots.disallow_all else "robots")
+                    if h.robots.source.startswith("address/"):
+                        self._drop(entry, h.robots.source, "not a public address (--allow-private)")
+                    else:
+                        self._drop(entry, f"robots/{h.robots.source}" if h.robots.disallow_all else "robots")
                     return
             if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
                 self._drop(entry, "trap/host-budget")
@@ -1070,9 +1077,14 @@ class Crawler:
                 h.next_at = time.monotonic() + max(s.min_delay, 1.0) * 2**h.robots_failures
                 self.stats.inc("robots/retry")
                 return
-            rules = RobotsRules.forbid_all("unreachable")
-            # the robots.txt request itself; the host's pages are then dropped as robots/unreachable
-            self.ctx.drop("robots", f"robots/unreachable/robots.txt/{exc.kind}", str(exc), url=url)
+            if exc.kind.startswith("address/"):
+                # not an address a crawl may go to: the host's pages are dropped as address/<class>
+                rules = RobotsRules.forbid_all(exc.kind)
+                self.ctx.drop("robots", exc.kind, str(exc), url=url)
+            else:
+                rules = RobotsRules.forbid_all("unreachable")
+                # the robots.txt request itself; the host's pages are then robots/unreachable
+                self.ctx.drop("robots", f"robots/unreachable/robots.txt/{exc.kind}", str(exc), url=url)
         self.stats.inc("robots/fetched")
         h.robots = rules
         h.robots_at = time.monotonic()
@@ -1173,6 +1185,8 @@ class Crawler:
             if exc.kind in ("timeout", "connect") and e.retries <= s.max_retries:
                 self.stats.inc("fetch/retry")
                 self.frontier.push_back(h, e)
+            elif exc.kind.startswith("address/"):  # not a public address: drop/address/<class>
+                self._drop(e, exc.kind, str(exc))
             else:
                 self._drop(e, f"fetch/{exc.kind}", str(exc))
             return

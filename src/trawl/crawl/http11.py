@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 from urllib.parse import quote
 
+from trawl.crawl.addresses import refusal
 from trawl.crawl.transport import (
     FetchError,
     FetchRequest,
@@ -404,9 +405,13 @@ class HttpTransport:
         dns_ttl: float = 300.0,
         keepalive: float = 15.0,
         ssl_context: ssl.SSLContext | None = None,
+        allow_private: bool = False,
     ) -> None:
-        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs)."""
+        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs);
+        ``allow_private``: connect to loopback, private, link-local... addresses a name resolves
+        to (:mod:`trawl.crawl.addresses`; a ``--resolve`` rule's address is always allowed)."""
         self.rules: list[ResolveRule] = parse_resolve_rules(resolve)
+        self.allow_private = allow_private
         self.user_agent = user_agent
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
@@ -451,6 +456,10 @@ class HttpTransport:
             if not infos:
                 raise FetchError("dns", f"{host!r}: no address")
             address = str(infos[0][4][0])
+            if not self.allow_private:
+                refused = refusal(host, address)  # checked on every lookup: a rebinding name too
+                if refused is not None:
+                    raise FetchError(*refused)
         if len(self._dns) > 100_000:
             self._dns.clear()
         self._dns[(host, port)] = (now + self.dns_ttl, address, target_port)

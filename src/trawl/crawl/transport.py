@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import ipaddress
 import socket
 import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
+from trawl.crawl.addresses import refusal
 from trawl.errors import ConfigError, InputError, MissingDependency
 
 __all__ = [
@@ -138,12 +141,24 @@ def match_rule(rules: Sequence[ResolveRule], host: str) -> ResolveRule | None:
     return None
 
 
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 class RuleResolver:
     """An aiohttp resolver that applies :class:`ResolveRule` s before asking the system."""
 
-    def __init__(self, rules: Sequence[ResolveRule]) -> None:
+    def __init__(self, rules: Sequence[ResolveRule], *, allow_private: bool = True) -> None:
         aiohttp = _aiohttp()
         self.rules = list(rules)
+        self.allow_private = allow_private
+        #: host -> (kind, message) of the last refusal (:mod:`trawl.crawl.addresses`), which the
+        #: transport reports instead of aiohttp's "does not resolve"
+        self.refused: dict[str, tuple[str, str]] = {}
         self._fallback = aiohttp.ThreadedResolver()
 
     async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[dict[str, Any]]:
@@ -162,6 +177,16 @@ class RuleResolver:
                 }
             ]
         result: list[dict[str, Any]] = await self._fallback.resolve(host, port, family)
+        if not self.allow_private:
+            public = [r for r in result if refusal(host, str(r["host"])) is None]
+            if not public:  # the connection goes only to an address checked here (rebinding too)
+                why = refusal(host, str(result[0]["host"])) if result else None
+                if why is not None:
+                    if len(self.refused) > 10_000:
+                        self.refused.clear()
+                    self.refused[host] = why
+                raise OSError(socket.EAI_NONAME, why[1] if why else f"{host!r}: no address")
+            result = public
         return result
 
     async def close(self) -> None:
@@ -182,10 +207,14 @@ class AiohttpTransport:
         connections: int = 256,
         dns_ttl: int = 300,
         ssl_context: ssl.SSLContext | None = None,
+        allow_private: bool = False,
     ) -> None:
-        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs)."""
+        """``ssl_context``: how HTTPS servers are verified (default: the system's CAs);
+        ``allow_private``: see :class:`~trawl.crawl.http11.HttpTransport`."""
         self.ssl_context = ssl_context
         self.rules = parse_resolve_rules(resolve)
+        self.allow_private = allow_private
+        self._resolver: RuleResolver | None = None
         self.user_agent = user_agent
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
@@ -197,8 +226,9 @@ class AiohttpTransport:
 
     def _open(self) -> Any:
         aiohttp = self._aiohttp
+        self._resolver = RuleResolver(self.rules, allow_private=self.allow_private)
         connector = aiohttp.TCPConnector(
-            resolver=RuleResolver(self.rules),
+            resolver=self._resolver,
             use_dns_cache=True,
             ttl_dns_cache=self.dns_ttl,
             limit=self.connections,
@@ -224,6 +254,11 @@ class AiohttpTransport:
     async def fetch(self, request: FetchRequest) -> FetchResponse:
         aiohttp = self._aiohttp
         session = self._session or self._open()
+        host = urlsplit(request.url).hostname or ""
+        if not self.allow_private and match_rule(self.rules, host) is None:
+            literal = refusal(host, host) if _is_ip(host) else None  # aiohttp asks no resolver for it
+            if literal is not None:
+                raise FetchError(*literal)
         t0 = time.monotonic()
         try:
             async with asyncio.timeout(self.total_timeout):
@@ -292,6 +327,9 @@ class AiohttpTransport:
                 "timeout", f"{request.url}: no complete answer within {self.total_timeout:g} s"
             ) from exc
         except aiohttp.ClientConnectorDNSError as exc:
+            refused = self._resolver.refused.pop(host, None) if self._resolver is not None else None
+            if refused is not None:
+                raise FetchError(*refused) from exc
             raise FetchError("dns", f"{request.url}: the host name does not resolve ({exc})") from exc
         except aiohttp.ClientConnectorError as exc:
             raise FetchError("connect", f"{request.url}: cannot connect ({exc})") from exc

@@ -61,7 +61,8 @@ SPECIAL_HOSTS: dict[str, str] = {
     "badlength.test": "declares a Content-Length larger than the body, then closes",
     "bomb.test": "serves a gzip bomb (Content-Encoding: gzip, 16 MiB of zeros in ~16 KiB)",
     "endless.test": "streams a chunked body that never ends",
-    "redirects.test": "redirect chains, a redirect loop, and relative and cross-host redirects",
+    "redirects.test": "redirect chains, a redirect loop, relative and cross-host redirects, and (from "
+    "/inside and /metadata, linked from nowhere) redirects to 127.0.0.1 and 169.254.169.254",
     "trap.test": "an infinite calendar, session ids in every link, ever deeper paths",
     "bigrobots.test": "a 10 MB robots.txt",
     "badrobots.test": "a malformed robots.txt (binary junk, rules outside groups)",
@@ -1065,6 +1066,10 @@ class TestWeb:
             return Reply(302, [("Location", "final")])
         if path == "/away":
             return Reply(302, [("Location", "http://h1.test/")])
+        if path == "/inside":  # to the machine's own network (linked from nowhere: a seed)
+            return Reply(302, [("Location", "http://127.0.0.1:9/admin")])
+        if path == "/metadata":
+            return Reply(302, [("Location", "http://169.254.169.254/latest/meta-data/")])
         if path == "/final":
             return self._simple_page("Final destination", [])
         return self._not_found()
