@@ -439,3 +439,46 @@ def test_a_sitemap_s_priority_orders_the_frontier(tmp_path: Path) -> None:
     assert result.stats["discover/sitemap-priority"] >= 12, result.stats.prefix("discover/")
     assert [e.target for e in log if e.host == "h0.test"].count("/sitemap.xml") == 1
     assert sorted(pages[:3]) == ["/p/0.html", "/p/1.html", "/p/2.html"], pages
+
+
+def test_a_second_writer_is_refused_at_once_and_loses_nothing(tmp_path: Path) -> None:
+    """Two ``--shard I/2`` crawls started at once on one collection: the one whose store cannot
+    have the table (another process holds its LOCK) stops at once with a clear message and exit
+    status 1, marking nothing done it did not store; its ``--resume`` once the other has ended
+    stores the rest: every page of the test web is in the collection exactly once."""
+    import subprocess
+    import sys
+
+    web = TestWeb(6, hosts=8, pages=15, special=False, change_rates=(0.0,))  # each shard ~3 s
+    out = tmp_path / "c"
+    with ServerThread(web) as server:
+        rules = [f"--resolve={r}" for r in server.resolve_rules()]
+
+        def cmd(shard: int, *extra: str) -> list[str]:
+            return [sys.executable, "-m", "trawl.cli.main", "crawl", "-o", str(out), "--shard",
+                    f"{shard}/2", "--delay", "0.1", "--no-progress", *rules, *extra]  # fmt: skip
+
+        with Collection.create(out, overrides=PLAIN):
+            pass
+        seeds = [f"http://h{i}.test/" for i in range(8)]  # hosts of both shards
+        procs = [
+            subprocess.Popen(cmd(k, *seeds), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for k in range(2)
+        ]
+        done = [(p.wait(timeout=300), p.communicate()[1]) for p in procs]
+        codes = sorted(code for code, _ in done)
+        assert codes == [0, 1], done
+        loser = next(k for k, (code, _) in enumerate(done) if code == 1)
+        assert "being written by another process" in done[loser][1]
+        assert "--resume" in done[loser][1]
+        again = subprocess.run(
+            cmd(loser, "--resume"), capture_output=True, text=True, timeout=300, check=False
+        )
+        assert again.returncode == 0, again.stderr
+        served = {f"http://{e.host}{e.target}" for e in server.log if e.status == 200 and "/p/" in e.target}
+    with Collection.open(out) as coll:
+        stored = [r.url for r in coll.records() if r.capture and "/p/" in r.url]
+        for record in coll.records():
+            if record.capture and "/p/" in record.url:
+                assert len(coll.table.versions_of(record.row, "fetch", "capture")) == 1, record.url
+    assert len(stored) == len(set(stored)) and set(stored) == served

@@ -407,6 +407,7 @@ def _run(args: argparse.Namespace) -> int:
                     "stopped": result.stopped,
                     "frontier": result.frontier,
                     "refused_seeds": [{"seed": seed, "why": why} for seed, why in result.refused_seeds],
+                    **({"failure": result.failure} if result.failure else {}),
                     **result.stats.to_dict(),
                 }
             )
@@ -415,4 +416,11 @@ def _run(args: argparse.Namespace) -> int:
         out = out_console()
         out.print(summary_table(result))
         out.print(f"collection: {args.output}   next: trawl show {args.output}")
+    if result.stopped == "store-failed":
+        print(
+            f"trawl: the crawl stopped: {result.failure or 'the collection could not be written'}; "
+            "nothing fetched and not stored was marked done: trawl crawl --resume continues it",
+            file=sys.stderr,
+        )
+        return 1
     return 0

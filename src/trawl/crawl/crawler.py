@@ -375,6 +375,9 @@ class CrawlResult:
     per_host: dict[str, dict[str, int]] = field(default_factory=dict)
     stopped: str = "done"
     refused_seeds: list[tuple[str, str]] = field(default_factory=list)  # (seed, why)
+    #: why the crawl could not go on storing (``stopped == "store-failed"``): every URL not
+    #: stored stays queued for ``--resume``
+    failure: str = ""
 
 
 # ``<a ... href=...>text`` up to the next ``<a`` or ``</a>``, over the raw bytes: one compiled
@@ -961,6 +964,7 @@ class Crawler:
             per_host,
             self._stop or "done",
             list(self.refused_seeds),
+            (self.sink.failed or "") if self.sink is not None else "",
         )
 
     # -- one visit -------------------------------------------------------------------------------

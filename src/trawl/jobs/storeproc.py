@@ -206,6 +206,12 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
                     items.append((job, f"{type(exc).__name__}: {exc}"))
             outbox.send((items, *drain(ctx)))
     collection = Collection(Path(path), config)
+    try:
+        collection.table  # noqa: B018 - opened now: a table another process holds ends the crawl at once
+    except Exception as exc:
+        outbox.send(("failed", f"{type(exc).__name__}: {exc}"))
+        collection.close()
+        return
     writer = collection.writer()
     convert: list[Any] = build_steps(config) if role == "all" else []
     recorder = RequestRecorder(Path(path) / "warc", prefix=config.warc.prefix) if store_requests else None
@@ -363,6 +369,9 @@ class StoreWorker:
                 return
             if msg == "ready":
                 continue
+            if isinstance(msg, tuple) and msg and msg[0] == "failed":  # it could not open the store
+                self._loop.call_soon_threadsafe(self._broken, str(msg[1]))
+                return
             self._loop.call_soon_threadsafe(self._deliver, msg)
             if msg[0] == "closed":
                 return
@@ -383,8 +392,8 @@ class StoreWorker:
             else:
                 fut.set_result(result)
 
-    def _broken(self) -> None:
-        self.failed = "the crawl's store worker died"
+    def _broken(self, why: str = "the crawl's store worker died") -> None:
+        self.failed = why
         while self._pending:
             fut = self._pending.popleft()
             if not fut.done():

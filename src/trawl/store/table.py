@@ -339,6 +339,12 @@ class Table(RowStore):
             else:
                 self._db = Rdict(str(self.path), options)
         except Exception as exc:  # rocksdict raises plain Exception subclasses
+            if "lock" in str(exc).lower():
+                raise StoreError(
+                    f"the table at {str(self.path)!r} is being written by another process (its LOCK "
+                    "is held): a collection has one writer at a time; crawl shards into collections "
+                    "of their own, or wait for the other run to end"
+                ) from exc
             raise StoreError(f"cannot open the table at {str(self.path)!r}: {exc}") from exc
         self._write_options = WriteOptions()
         self._write_options.sync = sync

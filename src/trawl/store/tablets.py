@@ -82,6 +82,10 @@ class TabletTable(RowStore):
             if not create:
                 raise StoreError(f"no tablet table at {str(self.path)!r} (no {MASTER})")
             self.path.mkdir(parents=True, exist_ok=True)
+        # the meta table first: its LOCK makes this process the table's one writer before it
+        # writes the map or clears another's half-made tablets (a second writer is refused here)
+        self._meta = Table(self.path / "meta", versions=self.versions, policies=self.policies)
+        if not master.is_file():
             self._serial = 0
             self._write_master([TabletInfo(self._next_id(), "", None, "t000000")])
         self._map = self._read_master()
@@ -91,7 +95,6 @@ class TabletTable(RowStore):
         self._writes: dict[str, int] = {}
         self._write_lock = threading.RLock()
         self._open_lock = threading.Lock()
-        self._meta = Table(self.path / "meta", versions=self.versions, policies=self.policies)
         self._remove_garbage()
         self.splits = 0
 
