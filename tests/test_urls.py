@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +29,17 @@ def test_a_unit_fragment_is_part_of_the_key_and_no_other_fragment_is() -> None:
         surt(u) for u in [mbox + "#unit=msg-2", mbox, mbox + "#unit=msg-1/att-1", mbox + "#unit=msg-1"]
     )
     assert keys[0] == surt(mbox) and all(k.startswith(surt(mbox) + "#unit=") for k in keys[1:])
+
+
+def test_a_file_named_like_a_unit_is_no_unit_of_its_neighbour() -> None:
+    """A file whose name holds "#unit=" (its URL says %23unit%3D) has a key of its own: were it
+    ``inbox.mbox``'s unit's key, the mbox's tombstone would bury it and --children list it."""
+    mbox = "file:///m/inbox.mbox"
+    named = Path("/m/inbox.mbox#unit=msg-1").as_uri()
+    assert named == "file:///m/inbox.mbox%23unit%3Dmsg-1"
+    assert surt(named) != surt(mbox + "#unit=msg-1")
+    assert not surt(named).startswith(surt(mbox) + "#unit=")
+    assert surt("file:///m/a%23b.txt") == "file:/m/a#b.txt"  # other '#'s in a path: keys as before
 
 
 def test_unit_urls_name_their_parent_and_root() -> None:

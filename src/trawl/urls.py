@@ -105,7 +105,10 @@ def _surt_split(url: str) -> str:
         return url
     scheme = parts.scheme.lower()
     if not parts.hostname:
-        return f"{scheme}:{unquote(parts.path)}{_unit_key(parts.fragment)}" if scheme else url
+        # a path's own "#unit=" (a file so named: %23unit%3D) stays escaped, or its key would
+        # be a unit's of the file beside it
+        path = unquote(parts.path).replace(UNIT_FRAGMENT, "%23unit=")
+        return f"{scheme}:{path}{_unit_key(parts.fragment)}" if scheme else url
     key = _host_key(parts.hostname)
     if port is not None and port != _DEFAULT_PORTS.get(scheme):
         key += f":{port}"

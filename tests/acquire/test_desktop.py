@@ -185,6 +185,22 @@ def test_a_rename_moves_the_row(tree: Path, tmp_path: Path) -> None:
     assert local(run(tree, coll)) == {"local/unchanged": 4}
 
 
+def test_a_new_copy_is_no_rename_of_a_link_whose_file_is_still_there(tree: Path, tmp_path: Path) -> None:
+    """A symlink inside the folder is read as its target's URL; when the link goes and a copy of
+    the target appears, the copy is new: the target's row, whose file is still there, keeps no
+    tombstone."""
+    coll = tmp_path / "coll"
+    os.symlink("a.txt", tree / "link.txt")
+    run(tree, coll)
+    (tree / "link.txt").unlink()
+    (tree / "z-copy.txt").write_bytes((tree / "a.txt").read_bytes())
+    result = run(tree, coll)
+    assert "local/renamed" not in local(result) and "local/deleted" not in local(result)
+    with Collection.open(coll) as c:
+        assert c.find((tree / "a.txt").as_uri()).deleted is None
+        assert c.find((tree / "z-copy.txt").as_uri()).deleted is None
+
+
 def test_a_folder_that_cannot_be_listed_deletes_nothing(
     tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -357,6 +373,21 @@ def test_the_budget_paces_files_and_bytes() -> None:
     assert stats.get("budget/waited-ms") == 3500
     with pytest.raises(Exception, match="positive"):
         ResourceBudget(files_per_second=-1)
+
+
+def test_time_idle_is_no_credit_for_a_burst() -> None:
+    """A watch waits an hour for a change, a walk stats unchanged files for minutes: neither
+    earns the right to read the next thousand files at once."""
+    clock = FakeClock()
+    budget = ResourceBudget(files_per_second=10, clock=clock, sleep=clock.sleep)
+    stats = Stats()
+    budget.before_read(100, stats)
+    clock.now += 3600.0  # idle
+    before = clock.now
+    for _ in range(21):
+        budget.before_read(100, stats)
+    # 21 files at 10/s after the pause: at most a second's worth goes at once
+    assert clock.now - before >= 1.0
 
 
 def power(root: Path, **supplies: dict[str, str]) -> Path:

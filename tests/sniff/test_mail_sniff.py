@@ -83,3 +83,28 @@ def test_identify_names_email_and_mbox() -> None:
     assert quiet.sniffed == "text/plain" and quiet.format == "email"
     assert identify(b"just words\n", "message/rfc822").format == "text"
     assert looks_like_message(b"Subject: x\n\n") and not looks_like_message(b"just words\n")
+
+
+def test_a_long_line_that_starts_like_an_envelope_is_read_in_linear_time() -> None:
+    """A body line after a blank line that starts "From " and runs on with times and numbers (a
+    pasted log) is tested for an envelope at every such line of an mbox: it must not backtrack
+    (the pattern once took 22 s on 10 kB, cubic in the line's length)."""
+    import time
+
+    from trawl.convert.mail import split_mbox
+    from trawl.sniff.magic import mbox_envelope_end
+
+    line = b"From a " + b"1:11 2222 " * 20_000  # 200 kB of times and years, and no line end
+    t0 = time.perf_counter()
+    assert mbox_envelope_end(line, 0) is None
+    assert mbox_envelope_end(line + b"x", 0, header=False) is None
+    mbox = b"From a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\n\nbody\n\n" + line + b"\nmore\n"
+    assert len(split_mbox(mbox)) == 2  # the long line ends with a line end: an envelope after all
+    assert time.perf_counter() - t0 < 2
+    # what an envelope is, unchanged: a time, then a year, on one line that ends
+    assert mbox_envelope_end(b"From a Mon Jan  1 00:00:00 2024\nX: y\n") == 32
+    assert mbox_envelope_end(b"From a Mon Jan  1 00:00:00 2024\r\nX: y\n") == 33
+    assert mbox_envelope_end(b"From a 2024 Mon Jan  1 00:00\nX: y\n") is None  # no year after the time
+    assert mbox_envelope_end(b"From a Mon Jan  1 00:00:00 2024") is None  # no line end
+    assert mbox_envelope_end(b"From a Mon Jan  1 00:00:00 2024\rX\nX: y\n") is None
+    assert mbox_envelope_end(b"From a Mon Jan  1 00:00:00 2024\n\n", header=False) == 32

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from trawl.acquire.localdir import file_document
 from trawl.config import load_config
 from trawl.document import Document
@@ -192,3 +194,49 @@ def test_questions() -> None:
     assert is_question("How much?") and is_question("Combien ça coûte ?")
     assert is_question("\u591a\u5c11\u94b1\uff1f")  # full-width question mark
     assert not is_question("Tickets") and not is_question("?") and not is_question("x" * 400 + "?")
+
+
+def test_json_ld_answers_of_unclosed_markup_are_read_in_linear_time() -> None:
+    """An answer's HTML of unclosed ``<script``, ``<p`` or ``<`` (a hostile page) must not make the
+    tag patterns rescan the rest of it at each one: 64 kB of them took seconds, growing squared."""
+    import time
+
+    from trawl.units.faq import _plain
+
+    t0 = time.perf_counter()
+    for junk in ("<script>" * 40_000, "<p " * 100_000, "< " * 150_000, "<style><script>" * 20_000):
+        _plain(junk + "the answer")
+    assert time.perf_counter() - t0 < 2
+    # what the patterns do, unchanged
+    assert _plain("a<script>x</script>b<style>y</ScRiPt></style>c") == "a b c"
+    assert _plain("<p>one</p><p>two<br/>three</p>") == "one\ntwo\nthree"
+    assert _plain("a<script>never closed") == "anever closed"
+    assert _plain("a <b>bold</b> &amp; more") == "a bold & more"
+
+
+def test_json_ld_pairs_past_the_bound_are_not_looked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each JSON-LD pair is looked for in the page's text: a FAQPage of thirty thousand questions
+    meant thirty thousand scans of it though only ``max_pairs`` become units."""
+    from trawl.units import faq
+
+    ld = {
+        "@type": "FAQPage",
+        "mainEntity": [
+            {"@type": "Question", "name": f"Question {i}?", "acceptedAnswer": {"text": f"Answer {i}."}}
+            for i in range(1000)
+        ],
+    }
+    doc = Document(url="https://ferry.test/help", text="Ferry help\n\nOnly the article.")
+    doc.page = read_page(page("", f'<script type="application/ld+json">{json.dumps(ld)}</script>'), doc.url)
+    looked: list[str] = []
+    real = faq._locate
+
+    def locate(text: str, question: str, answer: list[str], cursor: int) -> tuple[int, list[tuple[int, int]]]:
+        looked.append(question)
+        return real(text, question, answer, cursor)
+
+    monkeypatch.setattr(faq, "_locate", locate)
+    ctx = RunContext()
+    out = list(FaqUnits(max_pairs=10).run([doc], ctx))
+    assert len(out) == 11 and ctx.stats["units/faq/capped"] == 1
+    assert len(looked) <= 11

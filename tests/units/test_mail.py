@@ -268,3 +268,26 @@ def test_a_document_that_is_not_mail_passes_untouched() -> None:
     ctx = RunContext()
     out = list(MailUnits().run([doc], ctx))
     assert out == [doc] and not ctx.stats.prefix("units/")
+
+
+def test_an_attached_message_whose_bytes_cannot_be_written_back_is_counted_broken() -> None:
+    """A forward of a forward of … (150 deep) parses, but writing the attached message's bytes
+    back out runs past Python's recursion limit: that unit would be empty, its own attachments
+    silently lost. It is a counted, recorded broken message instead."""
+    head = b"From: a@b.org\nTo: c@d.org\nSubject: s\nMIME-Version: 1.0\n"
+    inner = head + b"Content-Type: text/plain\n\ninner\n"
+    for i in range(150):
+        inner = (
+            head
+            + b'Content-Type: multipart/mixed; boundary="f%d"\n\n--f%d\nContent-Type: text/plain\n\nbody\n'
+            % (i, i)
+            + b"--f%d\nContent-Type: message/rfc822\n\n" % i
+            + inner
+            + b"\n--f%d--\n" % i
+        )
+    doc = file_document("/m/deep.eml", inner)
+    ctx = RunContext()
+    out = list(MailUnits().run([doc], ctx))
+    assert all(unit.raw for unit in out)
+    assert ctx.stats["units/mail/broken"] == 1
+    assert [d.reason for d in ctx.audit.entries] == ["units/mail-broken"]

@@ -41,6 +41,8 @@ POWER_SUPPLY = Path("/sys/class/power_supply")
 _IOPRIO_WHO_PROCESS = 1
 _IOPRIO_CLASS_IDLE = 3
 _IOPRIO_CLASS_SHIFT = 13
+# how much unused budget (in seconds of it) may be spent at once after an idle spell
+_BURST_SECONDS = 1.0
 _SYS_IOPRIO_SET = {"x86_64": 251, "amd64": 251, "aarch64": 30, "arm64": 30, "i386": 289, "i686": 289}
 
 
@@ -165,6 +167,11 @@ class ResourceBudget:
             due = max(due, (self._files - 1) / self.files_per_second)
         if self.mb_per_second:
             due = max(due, (self._bytes - max(0, size)) / (self.mb_per_second * 1e6))
+        behind = now - (self._start + due)
+        if behind > _BURST_SECONDS:
+            # time spent idle (a watch waiting, a walk of unchanged files) earns no burst past
+            # a second's worth of the budget
+            self._start += behind - _BURST_SECONDS
         wait = self._start + due - now
         if wait > 0 and not self.stop.is_set():
             stats.inc("budget/waited-ms", round(wait * 1000))

@@ -357,14 +357,17 @@ class ChangeTracker:
     def _moved_from(self, digest: str, ino: int, dev: int, url: str) -> FileEntry | None:
         if not self._walked:
             return None
+
+        def gone(e: FileEntry) -> bool:
+            # a vanished path whose URL another path still reads (a symlink gone, its target
+            # there) moved nowhere: its row is live
+            return e.path in self._vanished and e.url != url and e.url not in self._live_urls
+
         same = self._by_inode.get((dev, ino))
-        if same is not None and same.digest == digest and same.path in self._vanished and same.url != url:
+        if same is not None and same.digest == digest and gone(same):
             candidate: FileEntry | None = same
         else:
-            candidate = next(
-                (e for e in self._by_digest.get(digest, []) if e.path in self._vanished and e.url != url),
-                None,
-            )
+            candidate = next((e for e in self._by_digest.get(digest, []) if gone(e)), None)
         if candidate is not None:
             del self._vanished[candidate.path]
         return candidate

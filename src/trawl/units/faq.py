@@ -66,9 +66,12 @@ MIN_MARKUP_PAIRS = 2
 
 _NAMES = (*BLOCK_TAGS, "body")  # by tag index; -1 (the body) reads the last
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BREAK_TAGS = re.compile(r"<\s*(?:br|/?(?:p|div|li|ul|ol|h[1-6]|tr|blockquote|pre))\b[^>]*>", re.I)
-_DROPPED = re.compile(r"<\s*(script|style)\b.*?<\s*/\s*\1\s*>", re.I | re.S)
-_TAG = re.compile(r"<[^>]*>")
+# A tag runs to its ">" and stops at a "<" (an unclosed "<p" ends there): each match attempt is
+# then bounded by the next "<", so a text of unclosed tags is read in linear time, not squared.
+_BREAK_TAGS = re.compile(r"<\s*(?:br|/?(?:p|div|li|ul|ol|h[1-6]|tr|blockquote|pre))\b[^<>]*>", re.I)
+_DROPPED_OPEN = re.compile(r"<\s*(script|style)\b", re.I)
+_DROPPED_CLOSE = {name: re.compile(rf"<\s*/\s*{name}\s*>", re.I) for name in ("script", "style")}
+_TAG = re.compile(r"<[^<>]*>")
 _SPACES = re.compile(r"[^\S\n]+")
 
 
@@ -93,12 +96,32 @@ class Pair:
     order: int = 0  # the question's block, for markup: pairs of several patterns in page order
 
 
+def _drop_scripts(value: str) -> str:
+    """``value`` with each ``<script>``/``<style>`` element, up to its first closing tag, one
+    space; an element never closed is left (its tags go with the others). One pass: an opening
+    whose closing tag is missing is not searched for again at each later opening."""
+    out: list[str] = []
+    pos = at = 0
+    unclosed: set[str] = set()
+    while (m := _DROPPED_OPEN.search(value, at)) is not None:
+        name = m.group(1).lower()
+        close = None if name in unclosed else _DROPPED_CLOSE[name].search(value, m.end())
+        if close is None:
+            unclosed.add(name)
+            at = m.end()
+            continue
+        out += (value[pos : m.start()], " ")
+        pos = at = close.end()
+    out.append(value[pos:])
+    return "".join(out)
+
+
 def _plain(value: str) -> str:
     """JSON-LD text (which may hold HTML, or HTML-escaped HTML) as text, paragraphs one per line."""
     if "<" not in value and "&lt;" in value:
         value = html.unescape(value)  # HTML written escaped
     if "<" in value:
-        value = _DROPPED.sub(" ", value)
+        value = _drop_scripts(value)
         value = _BREAK_TAGS.sub("\n", value)
         value = _TAG.sub("", value)
     value = html.unescape(value)
@@ -345,7 +368,7 @@ class FaqUnits(TextUnitStep):
         self.max_pairs = max_pairs
 
     def pairs(self, doc: Document) -> list[Pair]:
-        """The pairs of ``doc``, spans set, in order (before the bound)."""
+        """The pairs of ``doc``, spans set, in order (up to one past the bound)."""
         page = doc.page
         if not isinstance(page, HtmlPage):
             return []
@@ -358,6 +381,8 @@ class FaqUnits(TextUnitStep):
         cursor = 0
         if pairs:
             for pair in pairs:
+                if len(out) > self.max_pairs:
+                    break  # one past the bound tells units() it was hit; the rest is not looked for
                 key = " ".join(pair.question.split()).lower()
                 if key in seen:
                     continue
@@ -370,6 +395,8 @@ class FaqUnits(TextUnitStep):
             return out
         counts: dict[str, int] = {}
         for pair in dom_pairs(page.blocks, counts):
+            if len(out) > self.max_pairs:
+                break
             at, found = _locate(text, pair.question, pair.answer, cursor)
             if at < 0 or not found:
                 self.count("units/faq/skipped/outside-content")

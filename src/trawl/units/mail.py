@@ -228,6 +228,8 @@ class MailUnits(Step):
                 inner = part.get_payload(0)
                 assert isinstance(inner, Message)
                 why = broken(inner)
+                if why is None and not raw:  # parsed, but too deeply nested to be written back
+                    why = "its bytes cannot be written back from the parse (nested too deep)"
                 if why is not None:
                     self._broken(parent, url, why, raw)
                     continue
