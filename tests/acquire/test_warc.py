@@ -308,10 +308,22 @@ def test_truncated_gzip_member_at_end(fast: bool) -> None:
     "name", ["length-short.warc", "length-long.warc", "length-short.warc.gz", "length-long.warc.gz"]
 )
 def test_lying_content_length(name: str, fast: bool) -> None:
-    docs, _, drops = read([WARC_DIR / name], fast=fast)
-    assert numbers(docs) == ["1", "2", "3", "5", "6"]  # record 4 lied
-    _, _source, message = only_drop(drops, "warc/bad-content-length")
-    assert "Content-Length" in message and "b'" in message
+    """Record 4 lies; it is kept, read up to the next record, and says what was repaired."""
+    docs, stats, drops = read([WARC_DIR / name], fast=fast)
+    assert numbers(docs) == GOOD_CONTENT
+    assert drops == []
+    four = docs[3]
+    assert four.raw == b"<html><title>page 4</title><p>Body of record 4.</p></html>\n"
+    (note,) = four.metadata["repaired"]
+    if "long" in name:  # the next record starts inside the declared block: cut there
+        assert four.metadata["truncated"] is True
+        assert "the next record starts inside it" in note
+        assert stats["read/repaired/truncated"] == 1
+    else:  # the block runs on past the declared length to the record end
+        assert "truncated" not in four.metadata
+        assert note.startswith("content-length: the block of Content-Length") and "b'" in note
+        assert stats["read/repaired/content-length"] == 1
+    assert all(not d.metadata for d in docs if d is not four)
 
 
 @both
@@ -327,10 +339,21 @@ def test_garbage_between_records(name: str, fast: bool) -> None:
 @both
 @pytest.mark.parametrize("name", ["bad-header.warc", "bad-header.warc.gz"])
 def test_header_line_that_is_not_a_header(name: str, fast: bool) -> None:
-    docs, _, drops = read([WARC_DIR / name], fast=fast)
-    assert numbers(docs) == ["1", "2", "3", "4", "6"]
-    _, _, message = only_drop(drops, "warc/bad-header")
-    assert "this line is not a header" in message
+    """The line is skipped (as warcio does) and noted; the framed record is kept."""
+    docs, stats, drops = read([WARC_DIR / name], fast=fast)
+    assert numbers(docs) == GOOD_CONTENT
+    assert drops == []
+    (note,) = docs[4].metadata["repaired"]
+    assert note.startswith("header: skipped WARC header line") and "this line is not a header" in note
+    assert docs[4].raw == b"<html><title>page 5</title><p>Body of record 5.</p></html>\n"
+    assert stats["read/repaired/header"] == 1
+
+
+def test_header_without_a_type_is_dropped() -> None:
+    bad = rec(2).replace(b"WARC-Type: response\r\n", b"not a header\r\n")
+    docs, _, drops = read([io.BytesIO(rec(1) + bad + rec(3))], fast=False)
+    assert numbers(docs) == ["1", "3"]
+    only_drop(drops, "warc/bad-header")
 
 
 @both
@@ -358,8 +381,17 @@ def test_unreadable_inputs(tmp_path: Path) -> None:
 
 @both
 def test_truncated_plain_file_at_end(fast: bool) -> None:
+    """A record cut in its block is kept as far as it goes; one cut in its header is dropped."""
     data = rec(1) + rec(2) + rec(3)
-    docs, _, drops = read([io.BytesIO(data[:-30])], fast=fast)
+    docs, stats, drops = read([io.BytesIO(data[:-7])], fast=fast)
+    assert numbers(docs) == ["1", "2", "3"]
+    assert drops == []
+    last = docs[2]
+    assert last.raw == b"<p>3<" and last.status == 200
+    assert last.metadata["truncated"] is True
+    assert "the data ends inside it" in last.metadata["repaired"][0]
+    assert stats["read/repaired/truncated"] == 1
+    docs, _, drops = read([io.BytesIO(data[: len(rec(1) + rec(2)) + 40])], fast=fast)
     assert numbers(docs) == ["1", "2"]
     only_drop(drops, "warc/truncated-record")
 
@@ -379,14 +411,14 @@ def test_several_problems_in_one_file(fast: bool) -> None:
         + members[7]
     )
     docs, stats, drops = read([io.BytesIO(data)], fast=fast)
-    assert numbers(docs) == ["1", "3", "4", "6", "8"]
-    assert sorted(d[0] for d in drops) == [
-        "warc/bad-content-length",
-        "warc/bad-header",
-        "warc/garbage",
-        "warc/truncated-gzip",
-    ]
-    assert stats["read/records"] == 5
+    assert numbers(docs) == ["1", "2", "3", "4", "5", "6", "7", "8"]  # every record is recovered
+    assert [d[0] for d in drops] == ["warc/garbage"]  # only the garbage is not a record
+    two, five, seven = docs[1], docs[4], docs[6]
+    assert two.metadata["truncated"] is True and two.raw == b"<p>2</p>"[: len(two.raw)]
+    assert five.raw == b"<p>5</p>" and "content-length" in five.metadata["repaired"][0]
+    assert seven.raw == b"<p>7</p>" and "no colon here" in seven.metadata["repaired"][0]
+    assert stats["read/records"] == 8
+    assert stats["read/repaired/truncated-gzip"] == 1
 
 
 def test_corrupt_member_is_skipped_to_the_next() -> None:
@@ -456,7 +488,10 @@ def test_resync_after_a_broken_member_that_spans_read_chunks(fast: bool) -> None
     cut = members[2][: len(members[2]) - 1000]  # member 3 ends past the first 1 MiB chunk
     data = members[0] + members[1] + cut + members[3] + members[4]
     for src in (io.BytesIO(data), Unseekable(data)):
-        docs, _, drops = read([src], fast=fast)
-        assert numbers(docs) == ["1", "2", "4", "5"]
-        assert [d.raw for d in docs] == [blocks[0], blocks[1], blocks[3], blocks[4]]
-        only_drop(drops, "warc/truncated-gzip")
+        docs, stats, drops = read([src], fast=fast)
+        assert numbers(docs) == ["1", "2", "3", "4", "5"]
+        assert [d.raw for d in docs] == [blocks[0], blocks[1], docs[2].raw, blocks[3], blocks[4]]
+        assert docs[2].metadata["truncated"] is True  # what decompresses of member 3 is kept
+        assert 0 < len(docs[2].raw) < len(blocks[2]) and blocks[2].startswith(docs[2].raw)
+        assert drops == []
+        assert stats["read/repaired/truncated-gzip"] == 1

@@ -41,6 +41,10 @@ def test_demo_stores_every_good_record_and_drops_every_bad_one(
         assert any("\u0400" <= ch <= "\u04ff" for ch in ru["text"])
         jp = coll.find("http://jp.example.jp/").as_dict()
         assert (jp["encoding"], jp["encoding_source"]) == ("shift_jis", "meta")
+        # the record whose Content-Length lies (warcio loses its place there): kept, the repair said
+        (liar,) = [d for d in generate_sample(tmp_path / "third").documents if "repaired" in (d.note or "")]
+        kept = coll.find(liar.url).as_dict()
+        assert kept["metadata"].get("repaired") and kept["text"]
 
     # a second demo run replaces the first
     assert main(["demo", "--dir", str(base)]) == 0

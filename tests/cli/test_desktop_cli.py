@@ -96,3 +96,20 @@ def test_crawl_of_a_file_url_is_a_desktop_ingest(
     assert main(["crawl", "file://fileserver/share/", "-o", str(tmp_path / "e")]) != 0
     assert "mount the share" in capsys.readouterr().err
     assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
+
+
+def test_a_file_excluded_later_leaves_as_excluded_not_deleted(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file still on disk that a later ingest's filters leave out gets a tombstone that says
+    "excluded" (counted local/excluded), not "deleted (the file is gone)"."""
+    coll = str(tmp_path / "c")
+    first = counters(capsys, ["ingest", str(home), "-o", coll, "--json", *FAST])
+    assert first["local/new"] >= 2
+    c = counters(capsys, ["ingest", str(home), "-o", coll, "--json", *FAST, "--exclude", "a.txt"])
+    assert c.get("local/excluded") == 1 and not c.get("local/deleted"), local(c)
+    url = (home / "a.txt").resolve().as_uri()
+    capsys.readouterr()
+    assert main(["get", coll, url]) == 0
+    out = capsys.readouterr().out
+    assert "excluded" in out and "is gone" not in out

@@ -65,7 +65,9 @@ class DesktopRows(Protocol):
 
     def newest_capture(self, url: str) -> dict[str, Any] | None: ...
 
-    def mark_deleted(self, url: str, *, path: str, moved_to: str | None = None) -> bool: ...
+    def mark_deleted(
+        self, url: str, *, path: str, moved_to: str | None = None, reason: str | None = None
+    ) -> bool: ...
 
     def update_access(self, url: str, access: dict[str, Any]) -> bool: ...
 
@@ -395,8 +397,16 @@ class ChangeTracker:
         if self._walked and not self.interrupted:
             for entry in self._vanished.values():
                 live = entry.url is None or entry.url in self._live_urls
-                if not live and entry.url and self.rows.mark_deleted(entry.url, path=entry.path):
-                    ctx.stats.inc("local/deleted")
+                # a file still on disk that the walk left out (an --exclude, an ignore file, a
+                # hidden or system folder now skipped) leaves the index as "excluded", not "deleted"
+                excluded = os.path.lexists(entry.path)
+                reason = "excluded" if excluded else None
+                if (
+                    not live
+                    and entry.url
+                    and self.rows.mark_deleted(entry.url, path=entry.path, reason=reason)
+                ):
+                    ctx.stats.inc("local/excluded" if excluded else "local/deleted")
                 self.state.delete(entry.path)
         for url in sorted(self._rewritten):  # units of a changed file its new bytes no longer hold
             retired = self.rows.retire_stale_units(url)

@@ -13,6 +13,12 @@ Two readers share one record parser (:mod:`trawl.store.warcfile`):
   that cannot seek, and everything after a problem. It frames records itself, checks each
   record's trailer, and on bad input records one drop with a quote of the bytes and resyncs at
   the next gzip member or ``WARC/1.`` line, so records before and after a problem survive.
+  It keeps every document another reader recovers, noting each repair on the document
+  (``metadata["repaired"]``; ``metadata["truncated"]`` for a block shorter than declared): a
+  block cut short by the input's end, a torn gzip member or the next record is kept as far as
+  it goes; one with a bad, short or long Content-Length runs to the next record; a WARC header
+  line that is not ``Name: value`` is skipped; ARC lines are parsed from the right, so a URL
+  may hold spaces. Only what holds no document is dropped.
 
 Offsets (the ``@N`` of ``Document.source``) are those a random-access reader needs: the gzip
 member start for a record that starts a member, the byte offset in the file for a plain file,
@@ -20,7 +26,9 @@ and the offset in the decompressed stream for a record inside a larger member.
 
 Counters: ``read/files``, ``read/records``, ``read/bytes``, ``read/skipped/type/<type>``,
 ``read/skipped/length``, ``read/skipped/url``, ``read/skipped/content-type``,
-``read/lenient/trailer`` (a record trailer other than CRLF CRLF was accepted), and
+``read/lenient/trailer`` (a record trailer other than CRLF CRLF was accepted),
+``read/repaired/<what>`` (``truncated``, ``content-length``, ``record-end``, ``header``,
+``arc-date``, ``arc-line``, ``truncated-gzip``, ``corrupt-gzip``: a record kept and noted), and
 ``read/fallback/<why>`` (the fast path handed over). Drops (``drop/<reason>``): ``warc/unreadable``,
 ``warc/empty-file``, ``warc/not-warc``, ``warc/truncated-gzip``, ``warc/corrupt-gzip``,
 ``warc/garbage``, ``warc/bad-header``, ``warc/bad-content-length``, ``warc/truncated-record``,
@@ -52,6 +60,7 @@ from trawl.store.warcfile import (
     parse_warc_head,
     record_document,
     record_payload,
+    salvage_warc_head,
 )
 
 __all__ = ["WarcSource"]
@@ -64,7 +73,13 @@ _KEEP: Final = 4 << 20  # compressed bytes kept behind the read position for res
 _MAX_HEAD: Final = 1 << 20  # a header block longer than this is garbage, not a header
 _GZIP_MEMBER: Final = b"\x1f\x8b\x08"
 _DEFAULT_TYPES: Final = ("response", "resource", "revisit", "conversion")
-_ARC_START: Final = re.compile(rb"\n[A-Za-z][A-Za-z0-9+.\-]*:\S* \S+ \d{12,14} ")
+# an ARC record line is found by its anchor (a URL, which may hold spaces, then an IP-address
+# field and a 12-18 digit date: ARC writers padded dates) and then parsed from the right
+_ARC_START: Final = re.compile(rb"\n[A-Za-z][A-Za-z0-9+.\-]*:[^\n]*? \S+ \d{12,18} ")
+_ARC_LINE: Final = re.compile(rb"[A-Za-z][A-Za-z0-9+.\-]*:[^\n]*? \S+ \d{12,18} ")
+_ARC_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_ARC_LOOSE: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*:.*?) (\S+) (\d{12,18}) (.+)")
+_ARC_LINE_MAX: Final = 65536  # an ARC record line longer than this is garbage
 _ARC_V1: Final = ("URL", "IP-address", "Archive-date", "Content-type", "Archive-length")
 _ARC_V2: Final = (
     "URL", "IP-address", "Archive-date", "Content-type", "Result-code",
@@ -86,6 +101,39 @@ class _Gap:
     reason: str
     message: str
     offset: int
+
+
+#: A parsed record header: its length, the fields in order, the lookup dict, repair notes.
+_Head = tuple[int, Headers, dict[str, str], list[str]]
+
+
+def _arc_parts(line: bytes, names: tuple[str, ...]) -> tuple[list[str], list[str]] | None:
+    """The fields of an ARC record line, or None if it is not one; and repair notes.
+
+    Parsed from the right: the fields after the URL hold no spaces, so the URL may (live-web
+    ARC files have them). A line whose content type holds a space too is read with the date as
+    the anchor instead. A date padded past 14 digits is cut to its first 14 (as warcio does).
+    """
+    text = line.rstrip(b"\r").decode("utf-8", "replace")
+    n = len(names)
+    notes: list[str] = []
+    parts = text.rsplit(" ", n - 1)
+    if not (
+        len(parts) == n and _ARC_URL.match(parts[0]) and 12 <= len(parts[2]) <= 18 and parts[2].isdigit()
+    ):
+        m = _ARC_LOOSE.fullmatch(text)
+        if m is None:
+            return None
+        rest = m.group(4).split(" ")
+        k = n - 4  # fields after the content type
+        if len(rest) <= k:
+            return None
+        parts = [m.group(1), m.group(2), m.group(3), " ".join(rest[: len(rest) - k]), *rest[len(rest) - k :]]
+        notes.append(f"arc-line: fields other than the URL hold spaces: {quote_bytes(line)}")
+    if len(parts[2]) > 14:
+        notes.append(f"arc-date: the date {parts[2]} has {len(parts[2])} digits; read its first 14")
+        parts[2] = parts[2][:14]
+    return parts, notes
 
 
 #: A piece of decompressed data, the compressed offset of the gzip member that starts with it
@@ -193,6 +241,33 @@ class _Gunzip:
                 continue
             yield from self._member(start)
 
+    def _salvage(self, start: int, end: int, produced: int) -> bytes:
+        """The output of the broken member at ``start`` (its bytes end by ``end``) up to the
+        byte where it breaks, less the ``produced`` bytes already yielded: zlib raises without
+        returning what it decompressed in the failing call, so the member is inflated again,
+        in small steps, then byte by byte in the step that fails."""
+        if start < self.base:  # a member over _KEEP: its start is gone
+            return b""
+        data = memoryview(self.buf)[start - self.base : end - self.base]
+        inflater = zlib.decompressobj(31)
+        out: list[bytes] = []
+        size = 0
+        step = 4096
+        i = 0
+        while i < len(data) and size < produced + _MAX_OUT and not inflater.eof:
+            saved = inflater.copy()
+            try:
+                piece = inflater.decompress(data[i : i + step])
+            except zlib.error:
+                if step == 1:
+                    break
+                inflater, step = saved, 1  # replay the failing step byte by byte
+                continue
+            out.append(piece)
+            size += len(piece)
+            i += step
+        return b"".join(out)[produced:]
+
     def _member(self, start: int) -> Iterator[_Piece]:
         inflater = zlib.decompressobj(31)
         first = True
@@ -201,6 +276,9 @@ class _Gunzip:
         while True:
             # keep the member's start (bounded) so that a resync can look right after it
             if self.pos >= len(self.buf) and not self._more(max(start, self.base + self.pos - _KEEP)):
+                if tail := inflater.flush():  # what zlib still holds of a member cut short
+                    produced += len(tail)
+                    yield tail, (start if first else -1), None
                 yield (
                     b"",
                     -1,
@@ -227,6 +305,9 @@ class _Gunzip:
                     )
                 else:
                     why, detail = "warc/corrupt-gzip", f"skipped {nxt - start} bytes to the next member"
+                if rescued := self._salvage(start, nxt if nxt >= 0 else self.base + len(self.buf), produced):
+                    produced += len(rescued)  # what decompresses before the break is kept
+                    yield rescued, (start if first else -1), None
                 yield (
                     b"",
                     -1,
@@ -357,12 +438,30 @@ class _Framer:
         self.pos = 0
         self.gap = None
 
+    def _take_gap(self, notes: list[str]) -> None:
+        """Step over the pending gap that cut a record which is kept: a repair, not a drop."""
+        gap = self.gap
+        assert gap is not None
+        notes.append(gap.message)
+        self.ctx.stats.inc(f"read/repaired/{gap.reason.rpartition('/')[2]}")
+        self.base += len(self.buf)
+        self.buf = b""
+        self.pos = 0
+        self.gap = None
+
     # -- resynchronisation ----------------------------------------------------------------
 
     def _is_start(self, j: int) -> bool:
         buf = self.buf
         if self.arc:
-            return buf.startswith(b"filedesc://", j) or bool(_ARC_START.match(b"\n" + buf[j : j + 300]))
+            if buf.startswith(b"filedesc://", j):
+                return True
+            if _ARC_LINE.match(buf, j, j + _ARC_LINE_MAX) is None:  # the cheap anchor first
+                return False
+            nl = buf.find(b"\n", j, j + _ARC_LINE_MAX)
+            if nl < 0:  # the line is not all here yet: the anchor decides for now
+                return True
+            return _arc_parts(buf[j:nl], self.arc_names) is not None
         return buf.startswith(b"WARC/1.", j)
 
     def _scan(self, i: int) -> int:
@@ -371,14 +470,23 @@ class _Framer:
         if self.arc:
             if i == 0 and self._is_start(0):
                 return 0
-            m = _ARC_START.search(buf, max(i - 1, 0))
-            return m.start() + 1 if m else -1
+            at = max(i - 1, 0)
+            while (m := _ARC_START.search(buf, at)) is not None:
+                j = m.start() + 1
+                if self._is_start(j):
+                    return j
+                at = j
+            return -1
         j = buf.find(b"WARC/1.", i)
         while j >= 0:
             if (j > 0 and buf[j - 1] == 10) or self.base + j in self.members:
                 return j
             j = buf.find(b"WARC/1.", j + 1)
         return -1
+
+    def _window(self) -> int:
+        """Bytes kept at the end of the buffer when scanning on: a record start may straddle it."""
+        return _ARC_LINE_MAX if self.arc else 300
 
     def _resync(self, i: int) -> bool:
         """Give up ``buf[pos:i + 1]`` and move ``pos`` to the next record start after index ``i``.
@@ -392,7 +500,7 @@ class _Framer:
             if j >= 0:
                 self.pos = j
                 return True
-            self.pos = max(self.pos + k, len(self.buf) - 300)  # a start may straddle the boundary
+            self.pos = max(self.pos + k, len(self.buf) - self._window())
             k = 0
             if not self._pull():
                 self.pos = len(self.buf)
@@ -416,6 +524,8 @@ class _Framer:
             self.pos = p
             if n - p < need and self._pull():
                 continue
+            if self.arc and n - p < _ARC_LINE_MAX and buf.find(b"\n", p) < 0 and self._pull():
+                continue  # an ARC record line is judged whole
             if p >= len(self.buf):
                 if self.gap is not None:
                     self._cross_gap(b"", self.base + p)
@@ -449,9 +559,9 @@ class _Framer:
             if not found and self.gap is not None:
                 self._cross_gap(b"", self.base + self.pos)
 
-    def _head(self) -> tuple[int, Headers, dict[str, str]] | None:
-        """Parse the header at ``pos``: (header length, headers, fields); None if input ended or
-        a gap came first. Raises :class:`WarcRecordError` for a header that cannot be used."""
+    def _head(self) -> _Head | None:
+        """Parse the header at ``pos``; None if input ended or a gap came first. Raises
+        :class:`WarcRecordError` for a header that cannot be used."""
         if self.arc:
             return self._arc_head()
         while True:
@@ -481,27 +591,29 @@ class _Framer:
         if lf_only:
             text = text.replace("\n", "\r\n")
         headers, fields = parse_warc_head(text)
-        return end + term - p, headers, fields
+        return end + term - p, headers, fields, []
 
-    def _arc_head(self) -> tuple[int, Headers, dict[str, str]] | None:
+    def _arc_head(self) -> _Head | None:
         while True:
             buf = self.buf
             p = self.pos
-            nl = buf.find(b"\n", p, p + 65536)
+            nl = buf.find(b"\n", p, p + _ARC_LINE_MAX)
             if nl >= 0:
                 break
-            if len(buf) - p > 65536:
+            if len(buf) - p > _ARC_LINE_MAX:
                 raise WarcRecordError(
                     "warc/bad-header", f"ARC header line does not end: {quote_bytes(buf[p:])}"
                 )
             if not self._pull():
                 return None
-        line = buf[p:nl].rstrip(b"\r").decode("utf-8", "replace")
-        filedesc = line.startswith("filedesc://")
+        filedesc = buf.startswith(b"filedesc://", p)
         names = _ARC_V1 if filedesc else self.arc_names
-        parts = line.rsplit(" ", len(names) - 1)
-        if len(parts) != len(names) or not parts[-1].isdigit():
+        parsed = _arc_parts(buf[p:nl], names)
+        if parsed is None:
             raise WarcRecordError("warc/bad-header", f"not an ARC header line: {quote_bytes(buf[p:nl])}")
+        parts, notes = parsed
+        for note in notes:
+            self.ctx.stats.inc(f"read/repaired/{note.partition(':')[0]}")
         fields = {
             "WARC-Type": "warcinfo" if filedesc else "response",
             "WARC-Target-URI": parts[0],
@@ -509,25 +621,22 @@ class _Framer:
             "Content-Type": parts[3],
             "Content-Length": parts[-1],
         }
-        return nl + 1 - p, list(zip(names, parts, strict=True)), fields
+        return nl + 1 - p, list(zip(names, parts, strict=True)), fields, notes
 
-    def _rescue(self) -> tuple[int, Headers, dict[str, str]] | None:
-        """Length and type of a WARC record whose header failed to parse, to pass over it cleanly."""
+    def _rescue(self) -> _Head | None:
+        """A WARC header that failed to parse, read the lenient way (lines that are not
+        ``Name: value`` skipped and reported); None if it has no end or no WARC-Type."""
         if self.arc:
             return None
         end = self.buf.find(b"\r\n\r\n", self.pos, self.pos + _MAX_HEAD)
         if end < 0:
             return None
-        head = self.buf[self.pos : end + 4]
-        length = _CL_RESCUE.search(head)
-        rtype = _TYPE_RESCUE.search(head)
-        if length is None:
+        self.want = b"\r\n\r\n"
+        headers, fields, problem = salvage_warc_head(self.buf[self.pos : end + 4])
+        if not fields.get("WARC-Type"):
             return None
-        fields = {
-            "Content-Length": length.group(1).decode("ascii"),
-            "WARC-Type": rtype.group(1).decode("latin-1") if rtype else "",
-        }
-        return end + 4 - self.pos, [], fields
+        self.ctx.stats.inc("read/repaired/header")
+        return end + 4 - self.pos, headers, fields, [f"header: {problem}"]
 
     def _trailer(self, rel: int) -> bool:
         """Check what follows the block ending at ``pos + rel``; on success move ``pos`` past it."""
@@ -553,16 +662,38 @@ class _Framer:
         while len(self.buf) - self.pos < total:
             if not self._pull():
                 return 0
-            if self._member_inside(hlen, total):
+            if self._member_inside(hlen, total) >= 0:
                 return -1
         return 1
 
-    def _member_inside(self, hlen: int, total: int) -> bool:
+    def _member_inside(self, hlen: int, total: int) -> int:
+        """Where (relative to ``pos``) the first gzip member that starts a record begins inside
+        the block ``pos + hlen .. pos + total``; -1 if none does."""
+        first = -1
         for k in self.members:
             rel = k - self.base - self.pos
-            if hlen < rel < total and self._is_start(k - self.base):
-                return True
-        return False
+            if hlen < rel < total and (first < 0 or rel < first) and self._is_start(k - self.base):
+                first = rel
+        return first
+
+    def _start_inside(self, hlen: int, total: int) -> int:
+        """Where (relative to ``pos``) the first record start inside the block is; -1 if none."""
+        j = self._scan(self.pos + hlen)
+        return j - self.pos if 0 <= j < self.pos + total else -1
+
+    def _block_end(self, hlen: int, cap: int) -> int:
+        """The end (relative to ``pos``) of a block whose length is unknown: the next record
+        start after its header, else the end of the data (input end or gap); -1 past ``cap``."""
+        rel = hlen
+        while True:
+            j = self._scan(self.pos + rel)
+            if j >= 0:
+                return j - self.pos
+            if len(self.buf) - self.pos - hlen > cap:
+                return -1
+            rel = max(rel, len(self.buf) - self.pos - self._window())
+            if not self._pull():
+                return len(self.buf) - self.pos
 
     def _advance(self, total: int, hlen: int) -> int:
         """Pass over ``total`` bytes without holding them (huge skipped blocks); like :meth:`_fill`."""
@@ -573,7 +704,7 @@ class _Framer:
             self.pos = len(self.buf)
             if not self._pull():
                 return 0
-            if self._member_inside(hlen, left):
+            if self._member_inside(hlen, left) >= 0:
                 return -1
         self.pos += left
         return 1
@@ -585,24 +716,40 @@ class _Framer:
             offset,
         )
 
-    def _cut(self, offset: int, length: int, hlen: int) -> bool:
-        """The input ended or broke inside a block; True if reading can go on."""
-        quote = self.buf[self.pos : self.pos + 120]
-        if self._resync(self.pos + hlen - 1):  # a record starts inside the claimed block
-            self._lied(offset, length, quote, "another record starts inside that block")
-            return True
-        if self.gap is not None:
-            self._cross_gap(quote, offset)
-            return True
-        self._drop(
-            "warc/truncated-record",
-            f"input ends inside a record that declares Content-Length {length}: {quote_bytes(quote)}",
-            offset,
-        )
-        return False
+    def _to_next(self, hlen: int, scan_from: int) -> bytes | None:
+        """The block of a record whose length cannot be trusted: everything from its header to
+        the next record start at or after ``pos + scan_from`` (less the record end), else to the
+        end of the data; ``pos`` moves there. None if no record start comes within the cap."""
+        end = self._block_end(scan_from, self.owner.record_size_cap)
+        if end < 0:
+            return None
+        block = self.buf[self.pos + hlen : self.pos + end]
+        at_next = end < len(self.buf) - self.pos
+        if at_next or self.gap is None:  # the record end, before the next record or the input's end
+            block = block.removesuffix(self.want)
+        self.pos += end
+        return block
+
+    def _short(self, length: int, hlen: int, cut: int, notes: list[str]) -> bytes:
+        """The block of a record cut short at ``pos + cut`` (by the next record, the end of the
+        input or a gap): as far as it goes; ``pos`` moves there."""
+        block = self.buf[self.pos + hlen : self.pos + cut]
+        at_next = cut < len(self.buf) - self.pos
+        if at_next:
+            block = block.removesuffix(self.want)
+            why = "the next record starts inside it"
+        else:
+            why = "the data ends inside it" if self.gap is None else "a damaged stretch cuts it"
+        notes.append(f"truncated: Content-Length {length} but {why}; kept the {len(block)} bytes there are")
+        self.ctx.stats.inc("read/repaired/truncated")
+        self.pos += cut
+        if not at_next and self.gap is not None:
+            self._take_gap(notes)
+        return block
 
     def records(self, at_start: bool) -> Iterator[Document]:
-        """Yield the documents of the stream; every problem is one counted, quoted drop."""
+        """Yield the documents of the stream; every problem is one counted, quoted drop, or a
+        repair noted on the document it kept (``metadata["repaired"]``, ``["truncated"]``)."""
         owner = self.owner
         stats = self.ctx.stats
         keep_types = owner._types
@@ -615,16 +762,15 @@ class _Framer:
         while self._at_record(first):
             first = False
             offset = self._offset()
-            bad: WarcRecordError | None = None
             try:
                 head = self._head()
             except WarcRecordError as exc:
-                bad, head = exc, self._rescue()
+                head = self._rescue()
                 if head is None:
                     self._drop(exc.code, str(exc), offset)
                     self._resync_or_cross(self.pos)
                     continue
-            if head is None:  # the input ended or broke inside the header
+            if head is None:  # the input ended or broke inside the header: nothing to keep
                 quote = self.buf[self.pos : self.pos + 120]
                 if self.gap is not None:
                     self._cross_gap(quote, offset)
@@ -635,29 +781,40 @@ class _Framer:
                     offset,
                 )
                 return
-            hlen, headers, fields = head
+            hlen, headers, fields, notes = head
+            length: int | None
             try:
                 length = block_length(fields)
             except WarcRecordError as exc:
-                self._drop(exc.code, str(exc), offset)
-                self._resync_or_cross(self.pos)
-                continue
+                length, bad = None, exc
             rtype = fields.get("WARC-Type", "")
             skip: str | None = None
             if rtype not in keep_types:
                 skip = f"read/skipped/type/{rtype or 'missing'}"
-            elif bad is not None:
-                skip = "bad"
-            elif length < min_len or length > max_len:
+            elif length is not None and (length < min_len or length > max_len):
                 skip = "read/skipped/length"
             elif url_ok is not None and not url_ok(fields.get("WARC-Target-URI", "")):
                 skip = "read/skipped/url"
-            elif length > cap:
+            elif length is not None and length > cap:
                 skip = "too-large"
-            total = hlen + length
             quote = self.buf[self.pos : self.pos + 120]
             block = b""
-            if skip is not None and total > _CHUNK:
+            truncated = False
+            if length is None:
+                got = self._to_next(hlen, hlen)
+                if got is None:
+                    self._drop(bad.code, f"{bad}, and no record follows within {cap} bytes", offset)
+                    self._resync_or_cross(self.pos)
+                    continue
+                block = got
+                notes.append(
+                    f"content-length: {bad}; read the block up to the next record ({len(block)} bytes)"
+                )
+                stats.inc("read/repaired/content-length")
+                if self.gap is not None and self.pos >= len(self.buf):
+                    self._take_gap(notes)
+            elif skip is not None and hlen + length > _CHUNK:
+                total = hlen + length
                 state = self._advance(total, hlen)
                 if state < 0:
                     self._lied(offset, length, quote, "a record starts inside that block")
@@ -675,34 +832,49 @@ class _Framer:
                     self._resync_or_cross(self.pos)
                     continue
             else:
+                total = hlen + length
                 state = self._fill(total + len(self.want), hlen)
+                cut = -1
                 if state < 0:
-                    self._lied(
-                        offset, length, quote, "a gzip member starting a record begins inside that block"
-                    )
-                    self._resync_or_cross(self.pos)
-                    continue
-                if state == 0 and len(self.buf) - self.pos < total:
-                    if self._cut(offset, length, hlen):
-                        continue
-                    return
-                if skip is None:
+                    cut = self._member_inside(hlen, total)
+                elif state == 0 and len(self.buf) - self.pos < total:
+                    cut = self._start_inside(hlen, total)
+                    if cut < 0:
+                        cut = len(self.buf) - self.pos  # as far as it goes
+                if cut < 0:
                     start = self.pos + hlen
                     block = self.buf[start : start + length]
-                if not self._trailer(total):
-                    seen = self.buf[self.pos + total : self.pos + total + 16]
-                    self._lied(offset, length, quote, f"its block is followed by {quote_bytes(seen)}")
-                    self._resync_or_cross(self.pos)
-                    continue
-            # the record is framed on both sides
+                    if not self._trailer(total):
+                        cut = self._start_inside(hlen, total)
+                        seen = self.buf[self.pos + total : self.pos + total + 16]
+                        if cut < 0 and (got := self._to_next(hlen, total)) is not None:
+                            # the Content-Length is short (warcio's example-trunc.warc, 2 bytes):
+                            # the block runs on to the record end that comes before the next record
+                            notes.append(
+                                f"content-length: the block of Content-Length {length} is followed by "
+                                f"{quote_bytes(seen)}, not the record end; read on {len(got) - length} "
+                                "bytes to the next record"
+                            )
+                            stats.inc("read/repaired/content-length")
+                            block = got
+                            if self.gap is not None and self.pos >= len(self.buf):
+                                self._take_gap(notes)
+                        elif cut < 0:  # none within the cap: the declared length it is
+                            self._resync(self.pos + total - 1)
+                            notes.append(
+                                f"record-end: the block of Content-Length {length} is followed by "
+                                f"{quote_bytes(seen)}, not the record end; skipped to the next record"
+                            )
+                            stats.inc("read/repaired/record-end")
+                if cut >= 0:
+                    block = self._short(length, hlen, cut, notes)
+                    truncated = True
+            # the record is framed, or repaired and noted
             if self.suppress:
                 self.suppress -= 1
                 continue
             if skip is not None:
-                if skip == "bad":
-                    assert bad is not None
-                    self._drop(bad.code, str(bad), offset)
-                elif skip == "too-large":
+                if skip == "too-large":
                     self._drop(
                         "warc/too-large",
                         f"record block of {length} bytes is over the {cap}-byte cap: {quote_bytes(quote)}",
@@ -721,7 +893,12 @@ class _Framer:
                 stats.inc("read/skipped/content-type")
                 continue
             stats.inc("read/records")
-            yield record_document(headers, fields, payload, f"{self.name}@{offset}")
+            doc = record_document(headers, fields, payload, f"{self.name}@{offset}")
+            if truncated:
+                doc.metadata["truncated"] = True
+            if notes:
+                doc.metadata["repaired"] = notes
+            yield doc
 
     def _arc_fields(self, fields: dict[str, str], block: bytes) -> dict[str, str]:
         """ARC records become WARC-like: filedesc → warcinfo, HTTP → response, rest → resource."""

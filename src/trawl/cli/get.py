@@ -116,7 +116,13 @@ def _versions(collection: Collection, key: str, as_json: bool) -> int:
         kind = "revisit (unchanged)" if record.revisit_of else str(capture.get("record_type") or "")
         if record.deleted:
             moved = record.deleted.get("moved_to")
-            kind = f"moved to {moved}" if moved else "deleted (the file is gone)"
+            kind = (
+                f"moved to {moved}"
+                if moved
+                else "excluded (left out by the ingest's filters)"
+                if record.deleted.get("reason") == "excluded"
+                else "deleted (the file is gone)"
+            )
         status = capture.get("status")
         out.print(
             f"{capture.get('fetched_at') or 'unknown'}  {'' if status is None else status}  {kind}  "
@@ -168,7 +174,13 @@ def run(args: argparse.Namespace) -> int:
         record = collection.find(args.key, as_of=_as_of(args.as_of))
         gone = record.deleted
         if gone is not None and (args.raw or args.text):
-            where = f"moved to {gone['moved_to']}" if gone.get("moved_to") else "deleted"
+            where = (
+                f"moved to {gone['moved_to']}"
+                if gone.get("moved_to")
+                else "left out by the ingest's filters"
+                if gone.get("reason") == "excluded"
+                else "deleted"
+            )
             before = (gone.get("previous") or {}).get("fetched_at")
             raise RecordNotFound(
                 f"{record.url} was {where} at {gone.get('at')}; its last content is the capture of "
@@ -192,9 +204,12 @@ def run(args: argparse.Namespace) -> int:
         out = out_console()
         if gone is not None:
             moved = gone.get("moved_to")
-            out.print(f"[bold]{data['url']}[/]: {'moved' if moved else 'deleted'}", highlight=False)
+            excluded = gone.get("reason") == "excluded"
+            state = "moved" if moved else "excluded" if excluded else "deleted"
+            out.print(f"[bold]{data['url']}[/]: {state}", highlight=False)
+            why = "is left out by the ingest's filters" if excluded else "is gone"
             out.print(
-                f"deleted    at {gone.get('at')}   (the file {gone.get('path')!r} is gone)", markup=False
+                f"{state:<10} at {gone.get('at')}   (the file {gone.get('path')!r} {why})", markup=False
             )
             if moved:
                 out.print(f"moved to   {moved}", highlight=False, markup=False)

@@ -568,7 +568,9 @@ class Collection:
         now = time.time_ns() // 1000
         return max(now, versions[0][0] + 1) if versions else now
 
-    def mark_deleted(self, url: str, *, path: str, moved_to: str | None = None) -> bool:
+    def mark_deleted(
+        self, url: str, *, path: str, moved_to: str | None = None, reason: str | None = None
+    ) -> bool:
         """Add a tombstone version to ``url``'s row: its file is gone (``moved_to``: renamed to
         that URL). The capture cell says ``record_type = "deleted"`` and holds ``deleted``
         (when, why, where to, the previous capture); text, links, language and metadata are
@@ -576,16 +578,19 @@ class Collection:
         readable (``trawl get --versions``, ``--as-of``). The file's document units (an mbox's
         messages and their attachments) go with it, each with its own tombstone (moved: to the
         same unit of the new URL). False when there is no row or its newest version is already
-        a tombstone."""
+        a tombstone. ``reason`` overrides ``deleted``/``moved`` (``excluded``: the file is there
+        but the ingest's filters now leave it out)."""
         row = surt(url)
-        done = self._tombstone(row, url, path=path, moved_to=moved_to)
+        done = self._tombstone(row, url, path=path, moved_to=moved_to, reason=reason)
         for unit_row in list(self.table.rows(row + UNIT_FRAGMENT)):
             unit_url = self.table.get_cell(unit_row, "fetch", "capture") or {}
             fragment = str(unit_url.get("url") or "").partition(UNIT_FRAGMENT)[2]
             target = (
                 f"{moved_to.split('#', 1)[0]}{UNIT_FRAGMENT}{fragment}" if moved_to and fragment else None
             )
-            self._tombstone(unit_row, str(unit_url.get("url") or url), path=path, moved_to=target)
+            self._tombstone(
+                unit_row, str(unit_url.get("url") or url), path=path, moved_to=target, reason=reason
+            )
         return done
 
     def retire_stale_units(self, url: str) -> int:

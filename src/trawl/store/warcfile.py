@@ -66,6 +66,7 @@ __all__ = [
     "read_span",
     "record_document",
     "record_payload",
+    "salvage_warc_head",
 ]
 
 Headers = list[tuple[str, str]]
@@ -208,6 +209,37 @@ def parse_warc_head(text: str) -> tuple[Headers, dict[str, str]]:
                 return cast(Headers, [tuple(line.split(": ", 1)) for line in lines]), fields
     pairs = _slow_fields(text.replace("\r\n", "\n").split("\n")[1:], "WARC header")
     return pairs, _canonical(pairs)
+
+
+def salvage_warc_head(block: bytes) -> tuple[Headers, dict[str, str], str | None]:
+    """Read a WARC header block that :func:`parse_warc_head` rejects, the way HTTP heads are read.
+
+    ``block`` is the header block as stored, version line included. A line that is not
+    ``Name: value`` is skipped, not fatal; returns the fields, the lookup dict (standard
+    spellings) and what was skipped (quoted), for the reader to note on the record it keeps.
+    """
+    text = _decode_header(block[:_MAX_HEAD])
+    pairs: Headers = []
+    skipped: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n")[1:]:
+        if not line:
+            continue
+        if line[0] in " \t" and pairs:  # obsolete line folding
+            name, value = pairs[-1]
+            pairs[-1] = (name, f"{value} {line.strip()}".strip())
+            continue
+        name, sep, value = line.partition(":")
+        name = name.strip()
+        if not sep or not name or " " in name or "\t" in name or line[0] in " \t":
+            skipped.append(line)
+            continue
+        pairs.append((name, value.strip()))
+    problem = None
+    if skipped:
+        problem = f"skipped WARC header line {quote_bytes(skipped[0].encode())}"
+        if len(skipped) > 1:
+            problem += f" and {len(skipped) - 1} more"
+    return pairs, _canonical(pairs), problem
 
 
 def block_length(fields: dict[str, str]) -> int:
