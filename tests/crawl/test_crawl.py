@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings
-from trawl.crawl.frontier import Frontier
+from trawl.crawl.frontier import Entry, Frontier
 from trawl.jobs.crawl import crawl
 from trawl.store.collection import Collection
 from trawl.testweb import LogEntry, ServerThread, TestWeb, TestWebServer
@@ -482,3 +482,42 @@ def test_a_second_writer_is_refused_at_once_and_loses_nothing(tmp_path: Path) ->
             if record.capture and "/p/" in record.url:
                 assert len(coll.table.versions_of(record.row, "fetch", "capture")) == 1, record.url
     assert len(stored) == len(set(stored)) and set(stored) == served
+
+
+def test_recovered_pages_and_their_links_commit_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On resume, the links of pages found stored are buffered before the pages are marked done,
+    so the one commit holds both: a kill right after it cannot leave done pages whose links were
+    never queued (50 random kills found 3 such URLs lost before)."""
+    web = TestWeb(9, hosts=2, pages=4, special=False, change_rates=(0.0,))
+    with ServerThread(web) as server:
+        settings = CrawlSettings(
+            min_delay=0.0, delay_factor=0.0, resolve=tuple(server.resolve_rules()), store_workers=1
+        )
+        out = tmp_path / "c"
+        with Collection.create(out, overrides=PLAIN) as coll:
+            crawl(web.seeds(), coll, settings)
+        db = out / "frontier" / "crawl.sqlite"
+        with sqlite3.connect(db) as con:
+            pages = "url LIKE '%/p/%' AND url NOT LIKE '%?%'"
+            lost = [r[0] for r in con.execute(f"SELECT url FROM urls WHERE state = 1 AND {pages}")]
+            con.execute(f"UPDATE urls SET state = 0, fetches = fetches - 1 WHERE state = 1 AND {pages}")
+            # and links only they hold never queued: as if the kill came before their insert
+            children = [r[0] for r in con.execute("SELECT url FROM urls WHERE url LIKE '%?print=1'")]
+            con.execute("DELETE FROM urls WHERE url LIKE '%?print=1'")
+        pending: list[int] = []
+        mark = Frontier.mark_recovered
+
+        def spy(self: Frontier, entries: list[Entry]) -> int:
+            pending.append(len(self._inserts))  # what the commit inside will hold besides the marks
+            return mark(self, entries)
+
+        monkeypatch.setattr(Frontier, "mark_recovered", spy)
+        with Collection.open(out) as coll:
+            result = crawl([], coll, settings, resume=True)
+    assert lost and children and result.stats.get("resume/recovered-pages") == len(lost)
+    assert pending and pending[0] > 0
+    with sqlite3.connect(db) as con:
+        queued_again = {r[0] for r in con.execute("SELECT url FROM urls WHERE url LIKE '%?print=1'")}
+    assert queued_again == set(children)

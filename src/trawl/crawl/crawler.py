@@ -779,11 +779,13 @@ class Crawler:
                     )
                 if child is not None:
                     replay.append(child)
+        # the links first: marking the pages done commits, and the links must be in that same
+        # transaction (a kill between the two lost them: done pages are not recovered again)
+        self.add_urls(replay)
         n = self.frontier.mark_recovered(recovered)
         for e in recovered:
             self.frontier.host(e.host).fetched += 1
         self.pages_total += n
-        self.add_urls(replay)
         self.frontier.flush()
         self.stats.inc("resume/recovered-pages", n)
         return n
