@@ -251,6 +251,15 @@ def part_bytes(part: Message) -> bytes:
     return data if isinstance(data, bytes) else b""
 
 
+def bounded_part_bytes(part: Message, max_bytes: int) -> bytes | None:
+    """:func:`part_bytes`, or ``None`` when the part is over ``max_bytes`` (by its encoded size,
+    before decoding it, or decoded)."""
+    if size_estimate(part) > max_bytes:
+        return None
+    data = part_bytes(part)
+    return None if len(data) > max_bytes else data
+
+
 def message_bytes(part: Message) -> bytes:
     """The bytes of the message attached as ``part`` (``message/rfc822``), regenerated from its
     parse with the headers as they were; ``b""`` when there is none or it cannot be written."""
@@ -448,11 +457,8 @@ def _fold(
         if part.get_content_maintype() == "message" and options.mail_depth + 1 > options.mail_max_depth:
             out.count("mail/capped/depth")
             continue
-        if size_estimate(part) > options.mail_max_part_bytes:
-            out.count("mail/capped/bytes")
-            continue
-        data = part_bytes(part)
-        if len(data) > options.mail_max_part_bytes:
+        data = bounded_part_bytes(part, options.mail_max_part_bytes)
+        if data is None:
             out.count("mail/capped/bytes")
             continue
         inner = ConvertOptions(

@@ -124,6 +124,12 @@ _SCRIPT_TAG = re.compile(rb"<script\b", re.IGNORECASE)
 _WEIGHT_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
+def _robots_target(url: str) -> str:
+    """What robots.txt rules match against: the URL's path and query ("/" for none)."""
+    split = urlsplit(url)
+    return (split.path + ("?" + split.query if split.query else "")) or "/"
+
+
 def load_weight_function(spec: str) -> Callable[[str], float]:
     """The user's importance function ``MODULE:FUNCTION`` (a page's URL -> a positive weight),
     imported; :class:`ConfigError` says why it cannot be used."""
@@ -990,15 +996,12 @@ class Crawler:
             entry = self.frontier.pop(h)
             if entry is None:
                 return
-            if s.robots and h.robots is not None:
-                split = urlsplit(entry.url)
-                target = split.path + ("?" + split.query if split.query else "")
-                if not h.robots.allowed(target or "/"):
-                    if h.robots.source.startswith("address/"):
-                        self._drop(entry, h.robots.source, "not a public address (--allow-private)")
-                    else:
-                        self._drop(entry, f"robots/{h.robots.source}" if h.robots.disallow_all else "robots")
-                    return
+            if s.robots and h.robots is not None and not h.robots.allowed(_robots_target(entry.url)):
+                if h.robots.source.startswith("address/"):
+                    self._drop(entry, h.robots.source, "not a public address (--allow-private)")
+                else:
+                    self._drop(entry, f"robots/{h.robots.source}" if h.robots.disallow_all else "robots")
+                return
             if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
                 self._drop(entry, "trap/host-budget")
                 return
@@ -1603,9 +1606,7 @@ class Crawler:
         h = self.frontier.hosts.get(self.frontier.host_name(host_of(url)))
         if h is None or h.robots is None:
             return "robots-unknown"
-        split = urlsplit(url)
-        target = split.path + ("?" + split.query if split.query else "")
-        return None if h.robots.allowed(target or "/") else "robots"
+        return None if h.robots.allowed(_robots_target(url)) else "robots"
 
     # -- sitemaps and feeds (crawl.discovery) -----------------------------------------------------
 

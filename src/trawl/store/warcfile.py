@@ -211,6 +211,29 @@ def parse_warc_head(text: str) -> tuple[Headers, dict[str, str]]:
     return pairs, _canonical(pairs)
 
 
+def _tolerant_fields(text: str) -> tuple[Headers, list[str]]:
+    """The ``Name: value`` fields of a header block after its first line, read as RFC 9112
+    reads HTTP: bare LF ends a line, an obs-fold line continues the previous field's value
+    (joined with one SP), a line that is not ``token: value`` is skipped (returned, for the
+    caller to report)."""
+    fields: Headers = []
+    skipped: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n")[1:]:
+        if not line:
+            continue
+        if line[0] in " \t" and fields:  # obsolete line folding
+            name, value = fields[-1]
+            fields[-1] = (name, f"{value} {line.strip()}".strip())
+            continue
+        name, sep, value = line.partition(":")
+        name = name.strip()
+        if not sep or not name or " " in name or "\t" in name or line[0] in " \t":
+            skipped.append(line)
+            continue
+        fields.append((name, value.strip()))
+    return fields, skipped
+
+
 def salvage_warc_head(block: bytes) -> tuple[Headers, dict[str, str], str | None]:
     """Read a WARC header block that :func:`parse_warc_head` rejects, the way HTTP heads are read.
 
@@ -219,21 +242,7 @@ def salvage_warc_head(block: bytes) -> tuple[Headers, dict[str, str], str | None
     spellings) and what was skipped (quoted), for the reader to note on the record it keeps.
     """
     text = _decode_header(block[:_MAX_HEAD])
-    pairs: Headers = []
-    skipped: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n")[1:]:
-        if not line:
-            continue
-        if line[0] in " \t" and pairs:  # obsolete line folding
-            name, value = pairs[-1]
-            pairs[-1] = (name, f"{value} {line.strip()}".strip())
-            continue
-        name, sep, value = line.partition(":")
-        name = name.strip()
-        if not sep or not name or " " in name or "\t" in name or line[0] in " \t":
-            skipped.append(line)
-            continue
-        pairs.append((name, value.strip()))
+    pairs, skipped = _tolerant_fields(text)
     problem = None
     if skipped:
         problem = f"skipped WARC header line {quote_bytes(skipped[0].encode())}"
@@ -340,21 +349,7 @@ def parse_http_head(block: bytes) -> tuple[int | None, Headers, int, str | None]
                 return status, cast(Headers, [tuple(line.split(": ", 1)) for line in lines]), start, problem
     # RFC 9112: bare LF ends a line (§2.2); an obs-fold line continues the previous field's value,
     # joined with one SP (§5.2); a line that is not "token: value" is skipped and reported
-    headers: Headers = []
-    skipped: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n")[1:]:
-        if not line:
-            continue
-        if line[0] in " \t" and headers:  # obsolete line folding
-            name, value = headers[-1]
-            headers[-1] = (name, f"{value} {line.strip()}".strip())
-            continue
-        name, sep, value = line.partition(":")
-        name = name.strip()
-        if not sep or not name or " " in name or "\t" in name or line[0] in " \t":
-            skipped.append(line)
-            continue
-        headers.append((name, value.strip()))
+    headers, skipped = _tolerant_fields(text)
     if skipped and problem is None:
         problem = f"skipped HTTP header line {quote_bytes(skipped[0].encode())}"
         if len(skipped) > 1:

@@ -45,13 +45,12 @@ from typing import Any, ClassVar
 from trawl.convert.base import ConversionError
 from trawl.convert.mail import (
     attachment_name,
+    bounded_part_bytes,
     broken,
     mbox_message,
     message_parts,
     parse_message,
-    part_bytes,
     part_spans,
-    size_estimate,
     split_mbox,
 )
 from trawl.decode.charset import body_of
@@ -217,11 +216,8 @@ class MailUnits(Step):
             if attached and depth + 1 > self.max_depth:
                 self.count("units/mail/capped/depth")
                 continue
-            if size_estimate(part) > self.max_part_bytes:
-                self.count("units/mail/capped/bytes")
-                continue
-            raw = part_bytes(part)
-            if len(raw) > self.max_part_bytes:
+            raw = bounded_part_bytes(part, self.max_part_bytes)
+            if raw is None:
                 self.count("units/mail/capped/bytes")
                 continue
             if attached:
