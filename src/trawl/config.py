@@ -103,6 +103,9 @@ class CrawlConfig:
     max_crawl_delay: float = 10.0
     max_retry_after: float = 120.0
     max_retries: int = 2
+    backoff_base: float = 1.0
+    max_backoff: float = 120.0
+    max_host_faults: int = 10
     connect_timeout: float = 10.0
     read_timeout: float = 15.0
     total_timeout: float = 60.0

@@ -14,7 +14,8 @@ callers only ever catch these::
     ├── StageError                  a pipeline stage failed on one document
     └── StoreError                  the collection cannot be created, opened, read or written
         ├── CollectionNotFound      no collection at that path
-        └── RecordNotFound          no record for that URL / DOCNO / pointer
+        ├── RecordNotFound          no record for that URL / DOCNO / pointer
+        └── DiskError               the disk refused a write (full, quota, read-only, I/O error)
 
 Every message quotes the bad input and, where there is one, names the fix.
 """
@@ -25,6 +26,7 @@ __all__ = [
     "CollectionNotFound",
     "CompressionError",
     "ConfigError",
+    "DiskError",
     "FormatError",
     "InputError",
     "MissingDependency",
@@ -108,6 +110,27 @@ class CollectionNotFound(StoreError):
 
 class RecordNotFound(StoreError):
     """No record matches the requested key."""
+
+
+class DiskError(StoreError):
+    """The disk refused a write: full (``ENOSPC``), over quota (``EDQUOT``), a file too large
+    (``EFBIG``), read-only (``EROFS``) or failing (``EIO``).
+
+    Not one document's problem: every write after it would fail too, so a run stops at the first
+    one, keeping what it stored before; ``--resume`` (a crawl) or the same command again (an
+    ingest) continues once the cause is fixed. :func:`trawl.store.disk.disk_error` finds one
+    behind an ``OSError``, SQLite's ``SQLITE_FULL``/``SQLITE_IOERR`` and RocksDB's ``IO error``.
+    """
+
+    def __init__(self, path: str, errno: int, strerror: str, what: str) -> None:
+        self.path = path
+        self.errno = errno
+        self.strerror = strerror
+        self.what = what  # "disk full", "I/O error", ...
+        super().__init__(f"{what} writing {path} ({strerror})")
+
+    def __reduce__(self) -> tuple[type[DiskError], tuple[str, int, str, str]]:
+        return DiskError, (self.path, self.errno, self.strerror, self.what)
 
 
 def quote_bytes(data: bytes, limit: int = 60) -> str:

@@ -44,7 +44,9 @@ def surt(url: str) -> str:
     fast = _surt_http(url)
     if fast is not None:
         return fast
-    return _surt_split(url)
+    key = _surt_split(url)
+    # a NUL ends a key part in the table: one in a URL (a WARC's target as recorded) is escaped
+    return key.replace("\x00", "%00") if "\x00" in key else key
 
 
 def _surt_http(url: str) -> str | None:

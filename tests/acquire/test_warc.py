@@ -495,3 +495,19 @@ def test_resync_after_a_broken_member_that_spans_read_chunks(fast: bool) -> None
         assert 0 < len(docs[2].raw) < len(blocks[2]) and blocks[2].startswith(docs[2].raw)
         assert drops == []
         assert stats["read/repaired/truncated-gzip"] == 1
+
+
+def test_a_zstd_frame_that_needs_a_dictionary_is_a_counted_drop(tmp_path: Path) -> None:
+    """A ``.warc.zst`` whose second frame was compressed against a raw-content dictionary (as a
+    collection writes records against a site's reference record) cannot be read without that
+    dictionary: the first record is kept, the rest is one counted drop, not a ZstdError."""
+    zstandard = pytest.importorskip("zstandard")
+    reference = zstandard.ZstdCompressionDict(rec(9) * 4, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+    first = zstandard.ZstdCompressor().compress(rec(1))
+    second = zstandard.ZstdCompressor(dict_data=reference).compress(rec(2))
+    path = tmp_path / "referenced.warc.zst"
+    path.write_bytes(first + second)
+    docs, stats, drops = read([path])
+    assert numbers(docs) == ["1"]
+    assert [d[0] for d in drops] == ["warc/corrupt-compression"], drops
+    assert stats["drop/warc/corrupt-compression"] == 1

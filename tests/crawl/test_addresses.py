@@ -75,3 +75,90 @@ def test_the_flag_and_the_setting() -> None:
     assert settings_from(parser.parse_args(["crawl", "http://x.test/", "-o", "c"])).allow_private is False
     args = parser.parse_args(["crawl", "http://x.test/", "-o", "c", "--allow-private"])
     assert settings_from(args).allow_private is True
+
+
+@pytest.mark.parametrize("transport", ["http", "aiohttp"])
+def test_a_name_that_rebinds_to_loopback_is_refused_on_the_later_lookup(
+    transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: ``rebind.example`` first resolves to a public address, then (its TTL spent)
+    to 127.0.0.1 — where the test web listens on the URL's port, so a transport that trusted its
+    first check would reach it. The system resolver is the one part stood in for (no DNS server
+    can be reached from a test); every later lookup is checked again and refused, and not one
+    request reaches the server. With private addresses allowed, the same lookup does reach it:
+    the refusal is the guard's doing, not a closed port's."""
+    import socket
+
+    from trawl.crawl.http11 import HttpTransport
+    from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest
+
+    pytest.importorskip("aiohttp") if transport == "aiohttp" else None
+    web = TestWeb(1, hosts=1, pages=3)
+    answers: list[str] = []
+    real = socket.getaddrinfo
+
+    def rebinding(host: object, port: object, *args: object, **kw: object) -> list[object]:
+        if host != "rebind.example":
+            return real(host, port, *args, **kw)  # type: ignore[arg-type]
+        address = "93.184.216.34" if not answers else "127.0.0.1"  # public once, then loopback
+        answers.append(address)
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port)))]  # type: ignore[call-overload]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+
+    async def fetch_twice(allow_private: bool) -> list[str]:
+        kind = HttpTransport if transport == "http" else AiohttpTransport
+        client = kind(dns_ttl=0, connect_timeout=0.5, read_timeout=2.0, allow_private=allow_private)
+        outcomes = []
+        try:
+            for _ in range(2):
+                try:
+                    resp = await client.fetch(FetchRequest(f"http://rebind.example:{server.port}/"))
+                    outcomes.append(f"status/{resp.status}")
+                except FetchError as exc:
+                    outcomes.append(exc.kind)
+        finally:
+            await client.close()
+        return outcomes
+
+    with ServerThread(web) as server:
+        before = len(server.log)
+        first, second = asyncio.run(fetch_twice(allow_private=False))
+        assert answers == ["93.184.216.34", "127.0.0.1"]
+        assert not first.startswith("address/")  # public: tried (nothing answers it offline)
+        assert second == "address/loopback"  # the later lookup is checked again
+        assert len(server.log) == before  # not one request reached the loopback server
+        answers.clear()
+        _, allowed = asyncio.run(fetch_twice(allow_private=True))
+        assert allowed.startswith("status/") and len(server.log) > before
+
+
+@pytest.mark.parametrize(
+    ("url", "normal"),
+    [
+        ("http://[::1]:8080/", "http://[::1]:8080/"),
+        ("http://[FE80::1]/a", "http://[fe80::1]/a"),
+        ("http://[::ffff:127.0.0.1]:80/", "http://[::ffff:7f00:1]/"),
+        ("http://[2001:db8:0:0::1]/", "http://[2001:db8::1]/"),
+        ("http://[zz::1]/", None),
+    ],
+)
+def test_ipv6_literals_keep_their_brackets(url: str, normal: str | None) -> None:
+    from trawl.crawl.urlnorm import normalize_url
+
+    assert normalize_url(url) == normal
+
+
+def test_ipv6_literals_of_the_machine_s_network_are_refused() -> None:
+    """``[::1]``, ``[fe80::1]``, ``[fc00::1]`` and 127.0.0.1 inside IPv6: each refused by its class
+    before any connection (they were once mangled into unfetchable URLs instead: refused by
+    accident, counted as protocol errors)."""
+    web = TestWeb(1, hosts=1, pages=3)
+    with ServerThread(web) as server:
+        seeds = [f"http://[::1]:{server.port}/", "http://[fe80::1]/", "http://[fc00::1]/"]
+        seeds.append(f"http://[::ffff:127.0.0.1]:{server.port}/")
+        result = _crawl(server, seeds)
+    counters = result.stats.counters
+    assert counters.get("drop/address/loopback") == 4, counters  # robots.txt and page, twice
+    assert counters.get("drop/address/link-local") == 2 and counters.get("drop/address/private") == 2
+    assert not any(k.startswith("robots/error/protocol") for k in counters), counters

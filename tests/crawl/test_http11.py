@@ -165,3 +165,35 @@ def test_a_pooled_connection_closed_by_the_server_is_replaced() -> None:
     (a, b), requests = _fetch(once, "http://a.test/1", "http://a.test/2")
     assert _ok(a).body == b"ok" and _ok(b).body == b"ok"
     assert len(requests) == 3  # the second request was sent twice: on the dead connection, then anew
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"X-Huge: " + b"x" * (1 << 20) + b"\r\n",  # one 1 MiB line (more than one read's worth)
+        b"X-Big: " + b"x" * 70_000 + b"\r\n",  # just past the limit
+        b"".join(b"X-%d: y\r\n" % i for i in range(5000)),  # many short lines, under 64 KiB
+    ],
+)
+def test_huge_response_heads_are_refused(head: bytes) -> None:
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + head + b"\r\nok"
+    fine = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"
+    (r, after), _ = _fetch(
+        lambda h, n: fine if b"/next" in h else answer, "http://a.test/", "http://a.test/next"
+    )
+    assert isinstance(r, FetchError) and r.kind == "headers-too-large", r
+    assert _ok(after).body == b"hi"  # on a new connection
+
+
+def test_bytes_past_the_content_length_never_answer_the_next_request() -> None:
+    forged = b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nSMUGGLED"
+    answers = {
+        0: b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" + forged,
+        1: b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nreal",
+    }
+    (first, second), requests = _fetch(
+        lambda h, n: answers[int(b"/2 " in h)], "http://a.test/", "http://a.test/2"
+    )
+    assert _ok(first).body == b"hello" and first.overrun  # type: ignore[union-attr]
+    assert _ok(second).body == b"real" and not second.overrun  # type: ignore[union-attr]
+    assert len(requests) == 2

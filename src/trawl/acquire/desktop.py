@@ -41,6 +41,7 @@ from trawl.acquire.access import access_of
 from trawl.document import Document
 from trawl.errors import StoreError
 from trawl.pipeline.base import RunContext
+from trawl.store.disk import disk_error
 from trawl.store.warcfile import payload_digest
 
 __all__ = [
@@ -101,6 +102,18 @@ class FileEntry:
         )
 
 
+def _db_path(path: str) -> str | bytes:
+    """``path`` as the state's key: its text, or for a name with bytes the file system's encoding
+    cannot decode (Python's surrogates, which SQLite's UTF-8 refuses) its exact bytes, a BLOB."""
+    if path.isascii():
+        return path
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogatepass")
+    return path
+
+
 class FileState:
     """path → :class:`FileEntry`, in SQLite (WAL), committed every thousand changes and on
     :meth:`commit`."""
@@ -118,7 +131,9 @@ class FileState:
             )
             self._db.execute("BEGIN")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the desktop crawl state {str(self.path)!r}: {exc}") from exc
+            raise disk_error(exc, self.path) or StoreError(
+                f"cannot open the desktop crawl state {str(self.path)!r}: {exc}"
+            ) from exc
         self._pending = 0
         self._rows: dict[str, tuple[Any, ...]] | None = None
 
@@ -133,7 +148,13 @@ class FileState:
         # One read of the whole state the first time it is asked (one query instead of one a
         # file: the unchanged re-ingest of a large tree is mostly these look-ups).
         if self._rows is None:
-            self._rows = {row[0]: row for row in self._db.execute("SELECT * FROM files")}
+            rows = self._db.execute("SELECT * FROM files")
+            self._rows = {}
+            for stored in rows:
+                row = stored
+                if isinstance(row[0], bytes):  # a name with undecodable bytes (see _db_path)
+                    row = (row[0].decode("utf-8", "surrogatepass"), *row[1:])
+                self._rows[row[0]] = row
         return self._rows
 
     def get(self, path: str) -> FileEntry | None:
@@ -157,13 +178,15 @@ class FileState:
     def put(self, e: FileEntry) -> None:
         access = json.dumps(e.access, sort_keys=True) if e.access is not None else None
         row = (e.path, e.size, e.mtime_ns, e.ctime_ns, e.ino, e.dev, e.digest, e.url, access)
-        self._db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        self._db.execute(
+            "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (_db_path(e.path), *row[1:])
+        )
         if self._rows is not None:
             self._rows[e.path] = row
         self._changed()
 
     def delete(self, path: str) -> None:
-        self._db.execute("DELETE FROM files WHERE path = ?", (path,))
+        self._db.execute("DELETE FROM files WHERE path = ?", (_db_path(path),))
         if self._rows is not None:
             self._rows.pop(path, None)
         self._changed()
@@ -184,13 +207,19 @@ class FileState:
             self.commit()
 
     def commit(self) -> None:
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:  # the files it names are stored: a re-run finds them so
+            raise disk_error(exc, self.path) or StoreError(
+                f"cannot commit the desktop crawl state {str(self.path)!r}: {exc}"
+            ) from exc
         self._db.execute("BEGIN")
         self._pending = 0
 
     def close(self) -> None:
         try:
-            self._db.execute("COMMIT")
+            if self._db.in_transaction:  # not after a commit the disk refused (rolled back)
+                self._db.execute("COMMIT")
         finally:
             self._db.close()
 

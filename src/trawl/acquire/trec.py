@@ -183,11 +183,11 @@ def _parse_date(token: bytes) -> datetime | None:
 def _http_date(value: str) -> datetime | None:
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return when.astimezone(UTC)
+    except (TypeError, ValueError, IndexError, OverflowError):  # year 20299999999994; 9999-12-31 -2359
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC)
 
 
 def _parse_dochdr(block: bytes) -> _Dochdr:

@@ -1084,6 +1084,7 @@ class WarcSource(InputsSource):
         """bzip2, xz and zstd: whole-stream compression, so offsets are in the decompressed stream."""
         counted = io.BufferedReader(_Counting(raw, count))
         stream: _Reader
+        errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError)
         # the decompressors are left to the garbage collector: closing them would close ``raw``,
         # which belongs to the caller (a stream) or to read_input (a path)
         if kind == Compression.BZIP2:
@@ -1102,9 +1103,10 @@ class WarcSource(InputsSource):
                 )
                 return
             stream = zstandard.ZstdDecompressor().stream_reader(counted)
+            errors = (*errors, zstandard.ZstdError)  # not an OSError: a frame needing a dictionary
         try:
             head = stream.read(65536)
-        except (OSError, EOFError, ValueError) as exc:
+        except errors as exc:
             ctx.drop(
                 _STAGE, "warc/corrupt-compression", f"cannot decompress {name!r} ({kind}): {exc}", source=name
             )
@@ -1114,7 +1116,7 @@ class WarcSource(InputsSource):
             return
         arc = head.lstrip(b"\r\n").startswith(b"filedesc://")
         pieces = _plain_pieces(_Prepend(head, stream), lambda n: None)
-        framer = _Framer(self, _guarded(pieces, kind), name, ctx, arc=arc, base=0, suppress=0)
+        framer = _Framer(self, _guarded(pieces, kind, errors), name, ctx, arc=arc, base=0, suppress=0)
         yield from framer.records(at_start=True)
 
     # -- the fast path --------------------------------------------------------------------
@@ -1196,7 +1198,7 @@ class WarcSource(InputsSource):
                 else:
                     headers = list(items)
                 declared = fields.get("Content-Length", "")
-                if not declared.isdigit():
+                if not (declared.isascii() and declared.isdigit()):  # not "4¹3"
                     return _Resume("header", pos, _head_of(record), 0, done)
                 length = int(declared)  # the block's; FastWARC's content_length is the payload's
                 kind = fields.get("WARC-Type", "")
@@ -1293,11 +1295,16 @@ class _Counting(io.RawIOBase):
         return len(data)
 
 
-def _guarded(pieces: Iterator[_Piece], kind: str) -> Iterator[_Piece]:
-    """Turn a decompressor's failure mid-stream into a gap at the end, not an exception."""
+def _guarded(
+    pieces: Iterator[_Piece],
+    kind: str,
+    errors: tuple[type[BaseException], ...] = (OSError, EOFError, ValueError),
+) -> Iterator[_Piece]:
+    """Turn a decompressor's failure mid-stream (one of ``errors``) into a gap at the end, not an
+    exception."""
     try:
         yield from pieces
-    except (OSError, EOFError, ValueError) as exc:
+    except errors as exc:
         yield b"", -1, _Gap("warc/corrupt-compression", f"{kind} stream is corrupt or truncated: {exc}", -1)
 
 

@@ -27,6 +27,7 @@ from trawl.crawl.crawler import TRANSPORTS, CrawlResult, CrawlSettings, Progress
 from trawl.errors import ConfigError, InputError
 from trawl.jobs.crawl import crawl, saved_settings
 from trawl.store.collection import Collection
+from trawl.store.disk import advice
 
 HELP = "crawl the web from seed URLs into a collection (polite, robots.txt-obeying, resumable)"
 
@@ -416,6 +417,13 @@ def _run(args: argparse.Namespace) -> int:
         out = out_console()
         out.print(summary_table(result))
         out.print(f"collection: {args.output}   next: trawl show {args.output}")
+    if result.fault is not None:  # a full or failing disk: one line, what to do, --resume
+        print(
+            f"trawl crawl: {result.fault}; stopped after {result.pages:,} pages; "
+            f"{advice(result.fault, 'run again with --resume')}",
+            file=sys.stderr,
+        )
+        return 1
     if result.stopped == "store-failed":
         print(
             f"trawl: the crawl stopped: {result.failure or 'the collection could not be written'}; "

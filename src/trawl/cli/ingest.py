@@ -37,6 +37,7 @@ from trawl.errors import ConfigError, InputError
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
+from trawl.store.disk import advice
 
 HELP = "read WARC/ARC files, TREC Web files and directories into a collection"
 
@@ -306,7 +307,7 @@ def _run(args: argparse.Namespace) -> int:
         + sum(result.stats.prefix("drop/").values())
         + sum(result.stats.prefix("local/").values())
     )
-    if not read:  # a run that could do nothing says so
+    if not read and result.fault is None:  # a run that could do nothing says so
         skipped = ", ".join(
             f"{n} {k.split('/')[-1]}" for k, n in result.stats.prefix("read/skipped/").items()
         )
@@ -317,7 +318,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         import json  # noqa: PLC0415
 
-        print(json.dumps({"run": result.run, "collection": str(args.output), **result.stats.to_dict()}))
+        failure = {"failure": str(result.fault)} if result.fault is not None else {}
+        print(
+            json.dumps(
+                {"run": result.run, "collection": str(args.output), **failure, **result.stats.to_dict()}
+            )
+        )
     else:
         out = out_console()
         out.print(summary_table(result))
@@ -325,4 +331,11 @@ def _run(args: argparse.Namespace) -> int:
         if sum(result.stats.prefix("drop/").values()) or sum(result.stats.prefix("error/").values()):
             out.print(f"dropped and failed records, with reasons: {result.drops_file}")
         out.print(f"next: trawl show {args.output}")
+    if result.fault is not None:  # a full or failing disk: one line, and what to do
+        print(
+            f"trawl ingest: {result.fault}; stopped after {result.stats.get('store/records'):,} records; "
+            f"{advice(result.fault, 'run the same command again (what is stored is not stored twice)')}",
+            file=sys.stderr,
+        )
+        return 1
     return 0

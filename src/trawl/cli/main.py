@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from trawl import __version__
-from trawl.errors import ConfigError, MissingDependency, TrawlError
+from trawl.errors import ConfigError, DiskError, MissingDependency, TrawlError
 
 __all__ = ["COMMAND_MODULES", "build_parser", "command_modules", "main"]
 
@@ -101,6 +101,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MissingDependency as exc:
         print(f"trawl: {exc}", file=sys.stderr)
         return 3
+    except DiskError as exc:  # before a run got going (creating the collection, its state)
+        from trawl.store.disk import advice  # noqa: PLC0415 - only on this path
+
+        again = "run again with --resume" if args.command == "crawl" else "run it again"
+        print(f"trawl {args.command}: {exc}; {advice(exc, again)}", file=sys.stderr)
+        return 1
     except TrawlError as exc:
         print(f"trawl: error: {exc}", file=sys.stderr)
         return 1

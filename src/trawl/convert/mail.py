@@ -290,6 +290,8 @@ def size_estimate(part: Message) -> int:
 
 
 def _collapse(text: str) -> str:
+    if not text.isascii():  # raw 8-bit bytes in a header come as surrogates: read them as UTF-8
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return " ".join(text.split())
 
 

@@ -78,7 +78,7 @@ def parse_date(value: object) -> datetime | None:
     if parsed is None:
         try:
             parsed = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: year 20299999999994
             return None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 

@@ -30,10 +30,12 @@ their first heading, else their ``<title>``). Document properties (``docProps/co
 from __future__ import annotations
 
 import io
+import lzma
 import posixpath
 import re
 import xml.etree.ElementTree as ET
 import zipfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,8 +95,10 @@ class Package:
         try:
             with self.zf.open(name) as fh:
                 data = fh.read(self.budget + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
             raise ConversionError(f"member {name!r} is damaged: {exc}", "zip-damaged") from exc
+        except NotImplementedError as exc:  # a compression method or ZIP version zipfile lacks
+            raise ConversionError(f"member {name!r} cannot be read: {exc}", "zip-unsupported") from exc
         except RuntimeError as exc:  # zipfile's "encrypted, password required"
             raise ConversionError(f"member {name!r} is encrypted", "encrypted") from exc
         if len(data) > self.budget:
@@ -119,6 +123,8 @@ def open_package(data: bytes, options: ConvertOptions) -> Package:
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise ConversionError(f"not a readable ZIP package (truncated?): {exc}", "zip-truncated") from exc
+    except NotImplementedError as exc:  # "zip file version 20.9": a ZIP feature zipfile lacks
+        raise ConversionError(f"a ZIP package that cannot be read: {exc}", "zip-unsupported") from exc
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
@@ -314,7 +320,7 @@ def convert_docx(data: bytes, options: ConvertOptions) -> Converted:
         name = styles(style.get(f"{_W}val", ""))
         if name == "title":
             return 0
-        if name.startswith("heading") and name[7:].strip().isdigit():
+        if name.startswith("heading") and name[7:].strip().isdecimal():
             return int(name[7:].strip())
         return None
 
@@ -524,7 +530,7 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
                 else:
                     v = cell.find(f"{_S}v")
                     value = v.text or "" if v is not None else ""
-                    if kind == "s" and value.strip().isdigit():
+                    if kind == "s" and value.strip().isdecimal():
                         index = int(value)
                         value = shared[index] if index < len(shared) else ""
                     elif kind == "b":
@@ -602,7 +608,7 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
         if el.tag != f"{_TEXT}h":
             return None
         level = el.get(f"{_TEXT}outline-level", "1")
-        return int(level) if level.isdigit() else 1
+        return int(level) if level.isdecimal() else 1
 
     def link(el: ET.Element) -> str | None:
         if el.tag != f"{_TEXT}a":
@@ -693,7 +699,7 @@ def _sheet_rows(walker: _Walker, table: ET.Element, options: ConvertOptions) -> 
             if text:
                 # A run of identical cells is stored once with a repeat count; a few are kept.
                 repeat = cell.get(f"{_TABLE}number-columns-repeated", "1")
-                values.extend([text] * min(int(repeat) if repeat.isdigit() else 1, 20))
+                values.extend([text] * min(int(repeat) if repeat.isdecimal() else 1, 20))
         if values:
             walker.lines.append("\t".join(values))
         if cells >= options.max_cells:

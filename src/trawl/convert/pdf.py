@@ -269,11 +269,16 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
                 meta[_META_KEYS[key]] = value.strip()
         pages: list[str] = []
         links: dict[str, str] = {}
-        scanned = unreadable = 0
+        scanned = unreadable = broken = 0
         chars = 0
         read = min(total, options.max_pages)
         for index in range(read):
-            page = pdf[index]
+            try:
+                page = pdf[index]
+            except pdfium.PdfiumError:  # "Failed to load page": a damaged page object; the rest remain
+                broken += 1
+                pages.append("")
+                continue
             try:
                 textpage = page.get_textpage()
                 try:
@@ -309,6 +314,9 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
             out.warnings.append(damaged)
         if unreadable:
             out.count("pdf/garbled-pages", unreadable)
+        if broken:
+            out.count("pdf/broken-pages", broken)
+            out.warnings.append(f"{broken} of {read} pages could not be loaded")
         out.links = list(links.items())[: options.max_links]
         if total > options.max_pages:
             out.count("pdf/pages-capped")

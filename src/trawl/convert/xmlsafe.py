@@ -81,6 +81,8 @@ def parse_xml(
         raise XmlError(f"malformed XML: {message}") from exc
     except RecursionError as exc:
         raise XmlError("XML nested too deeply", "xml-too-deep") from exc
+    except (LookupError, ValueError) as exc:  # expat on encoding="utf-9" or a multi-byte one
+        raise XmlError(f"XML in an encoding that cannot be read: {exc}", "xml-encoding") from exc
     return root
 
 
@@ -116,7 +118,7 @@ def _pull(data: bytes | str) -> tuple[ET.Element | None, set[int], XmlError | No
     try:
         parser.feed(data)
         parser.close()
-    except (ET.ParseError, RecursionError) as exc:
+    except (ET.ParseError, RecursionError, LookupError, ValueError) as exc:  # Lookup/Value: encoding=
         failure = exc  # raised at once (close), or handed out with the events (feed), below
     try:
         for item in parser.read_events():
@@ -129,6 +131,8 @@ def _pull(data: bytes | str) -> tuple[ET.Element | None, set[int], XmlError | No
         failure = exc
     if isinstance(failure, RecursionError):
         error = XmlError("XML nested too deeply", "xml-too-deep")
+    elif isinstance(failure, LookupError | ValueError):
+        error = XmlError(f"XML in an encoding that cannot be read: {failure}", "xml-encoding")
     elif failure is not None:
         message = str(failure)
         if "amplification" in message:

@@ -14,7 +14,10 @@ Policies, in the order a URL meets them (each counts what it rejects as ``drop/<
 3. **Politeness**: one request in flight per host; after each answer the host waits
    ``max(min_delay, min(Crawl-delay, max_crawl_delay), delay_factor x response time)``;
    ``429``/``503`` with ``Retry-After`` (seconds or a date, capped) push the host back and the
-   URL is retried (at most ``max_retries`` times); network errors back off exponentially.
+   URL is retried (at most ``max_retries`` times). Faults (5xx, 429, timeouts, refused or reset
+   connections) raise the host's back-off level, doubling its gap up to ``max_backoff``; each good
+   answer lowers it a step; ``max_host_faults`` in a row give the host up for the run, its URLs
+   left queued (docs/design.md, "Politeness under faults").
 4. **Transport caps** (:mod:`trawl.crawl.transport`): timeouts, the body size cap while
    streaming, the content-type filter before the body.
 5. **Redirects** are not followed inline: the target is queued as a new URL (so it meets every
@@ -50,7 +53,7 @@ import importlib
 import math
 import re
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -94,9 +97,10 @@ from trawl.crawl.validators import ValidatorTrust, same_validators
 from trawl.crawl.warcreq import new_record_id
 from trawl.crawl.websub import Subscriber, Subscription, parse_listen
 from trawl.document import Link
-from trawl.errors import ConfigError, StoreError
+from trawl.errors import ConfigError, DiskError, StoreError
 from trawl.pipeline.base import RunContext
 from trawl.pipeline.stats import Stats
+from trawl.store.disk import counter
 
 __all__ = ["TRANSPORTS", "CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
 
@@ -160,6 +164,13 @@ class CrawlSettings:
     max_crawl_delay: float = 10.0
     max_retry_after: float = 120.0
     max_retries: int = 2
+    # a host's faults (5xx, 429, timeouts, refused or reset connections): the gap after the n-th
+    # in a row is at least max(min_delay, backoff_base) x 2^n, up to max_backoff, and halves again
+    # with each answer that is not a fault; after max_host_faults in a row (0: never) the host is
+    # given up for the run, its URLs left queued for the next (--resume)
+    backoff_base: float = 1.0
+    max_backoff: float = 120.0
+    max_host_faults: int = 10
     connect_timeout: float = 10.0
     read_timeout: float = 15.0
     total_timeout: float = 60.0
@@ -300,6 +311,11 @@ class CrawlSettings:
             )
         if self.min_delay < 0 or self.delay_factor < 0:
             raise ConfigError("crawl: delays cannot be negative")
+        if self.backoff_base <= 0 or self.max_backoff < 0 or self.max_host_faults < 0:
+            raise ConfigError(
+                f"crawl: backoff_base must be positive (not {self.backoff_base}), max_backoff and "
+                f"max_host_faults not negative (not {self.max_backoff}, {self.max_host_faults})"
+            )
         if self.store_workers not in (0, 1, 2):
             raise ConfigError(f"crawl: store workers must be 0, 1 or 2, not {self.store_workers}")
         if self.transport not in TRANSPORTS:
@@ -384,6 +400,8 @@ class CrawlResult:
     #: why the crawl could not go on storing (``stopped == "store-failed"``): every URL not
     #: stored stays queued for ``--resume``
     failure: str = ""
+    #: the write the disk refused, when that was why (full, over quota, read-only, failing)
+    fault: DiskError | None = None
 
 
 # ``<a ... href=...>text`` up to the next ``<a`` or ``</a>``, over the raw bytes: one compiled
@@ -465,11 +483,11 @@ def _retry_after(value: str | None, cap: float) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():
         return min(cap, float(value))
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # OverflowError: year 20299999999994
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
@@ -552,6 +570,7 @@ class Crawler:
         self.requests = 0
         self._wake = asyncio.Event()
         self._stop: str | None = None
+        self._disk_fault: DiskError | None = None  # the frontier's disk refused a commit
         self._t0 = 0.0
         self._outboxes: dict[int, Any] = {}
         self._source_prefix = f"crawl:{frontier.crawl_id}"
@@ -762,7 +781,13 @@ class Crawler:
             return 0
         recovered = []
         replay: list[Entry] = []
-        for e in self.frontier.queued_entries():
+        # the queued URLs, then the URLs their links lead to: one discovered and fetched after
+        # the last commit (a kill, a disk that refused the commit) is queued nowhere on disk,
+        # only linked from a stored page, and must not be fetched and stored a second time
+        pending = deque(self.frontier.queued_entries())
+        linked: set[int] = set()  # the links' keys, each looked at once (pages link each other)
+        while pending:
+            e = pending.popleft()
             links = self.recover_fn(e, f"{self._source_prefix}/{e.key}/{e.fetches + 1}")
             if links is None:
                 continue
@@ -783,8 +808,10 @@ class Crawler:
                         anchor=link.text,
                         kind=kind,
                     )
-                if child is not None:
+                if child is not None and child.key not in linked:
+                    linked.add(child.key)
                     replay.append(child)
+                    pending.append(child)
         # the links first: marking the pages done commits, and the links must be in that same
         # transaction (a kill between the two lost them: done pages are not recovered again)
         self.add_urls(replay)
@@ -839,14 +866,17 @@ class Crawler:
         if self.renderer is not None and s.render == "always":
             await self.renderer.start()  # RenderUnavailable: said before anything is fetched
         self._t0 = time.monotonic()
-        if self.frontier.resumed:
-            self.recover()
-            self._reread_hints()
-        if self.sink is not None:
-            await self.sink.open()  # after recovery: the worker takes the collection over now
-        self.add_seeds(seeds)
-        self.import_inbox()
-        self.frontier.flush()
+        try:
+            if self.frontier.resumed:
+                self.recover()
+                self._reread_hints()
+            if self.sink is not None:
+                await self.sink.open()  # after recovery: the worker takes the collection over now
+            self.add_seeds(seeds)
+            self.import_inbox()
+            self.frontier.flush()
+        except DiskError as exc:  # a disk full still (the table's log replayed on open, a commit)
+            self._disk_fault = exc  # the loop below stops at once
         sem = asyncio.Semaphore(s.concurrency)
         tasks: set[asyncio.Task[None]] = set()
         last_progress = 0.0
@@ -890,8 +920,9 @@ class Crawler:
                     last_inbox = now
                     self.import_inbox()
                 self._stop = self._stop or self._limit_reached()
-                if self.sink is not None and self.sink.failed:
-                    self._stop = "store-failed"
+                failed = self.frontier.failed or self._disk_fault
+                if (self.sink is not None and self.sink.failed) or failed is not None:
+                    self._stop = "store-failed"  # a disk refused a write: what is stored stays
                 if self._stop:
                     break
                 if (
@@ -934,6 +965,8 @@ class Crawler:
                 self.frontier.maybe_flush()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+        except DiskError as exc:  # a frontier commit refused: pages stored since are recovered on resume
+            self._stop, self._disk_fault = "store-failed", exc
         finally:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -948,7 +981,10 @@ class Crawler:
                 await self.websub.close()
             if self.sink is not None:
                 await self.sink.close()  # every page submitted is written before the last commit
-            self.frontier.flush()
+            try:
+                self.frontier.flush()
+            except DiskError as exc:
+                self._stop, self._disk_fault = "store-failed", self._disk_fault or exc
             for fh in self._outboxes.values():
                 fh.close()
             if self.renderer is not None:
@@ -959,6 +995,16 @@ class Crawler:
                 await self.transport.close()
         seconds = time.monotonic() - self._t0
         self.stats.inc("crawl/pages", self.pages_run)
+        fault = (
+            (self.sink.fault if self.sink is not None else None) or self._disk_fault or self.frontier.failed
+        )
+        if fault is not None:  # a write the disk refused, whenever it came
+            self._stop = "store-failed"
+            if self.sink is None or self.sink.fault is None:
+                self.stats.inc(counter(fault))  # the frontier's (the sink counts its own)
+        deferred = sum(len(h.queue) + h.on_disk for h in self.frontier.hosts.values() if h.given_up)
+        if deferred:  # the URLs of hosts given up, queued still for the next run
+            self.stats.inc("crawl/deferred-urls", deferred)
         self.stats.finished = time.time()
         if self.on_progress is not None:
             self.on_progress(self.progress())
@@ -972,17 +1018,61 @@ class Crawler:
             per_host,
             self._stop or "done",
             list(self.refused_seeds),
-            (self.sink.failed or "") if self.sink is not None else "",
+            (self.sink.failed if self.sink is not None else None) or str(fault or ""),
+            fault,
         )
 
     # -- one visit -------------------------------------------------------------------------------
 
     def _politeness_delay(self, h: Host, seconds: float) -> float:
+        """The gap before ``h``'s next request after one that took ``seconds``: the minimum,
+        ``delay_factor`` x ``seconds``, robots.txt's Crawl-delay and the host's back-off."""
         s = self.settings
         delay = max(s.min_delay, s.delay_factor * seconds)
         if h.robots is not None and h.robots.crawl_delay is not None:
             delay = max(delay, min(h.robots.crawl_delay, s.max_crawl_delay))
+        if h.errors:
+            delay = max(delay, self._backoff(h.errors))
         return delay
+
+    def _backoff(self, level: int) -> float:
+        s = self.settings
+        return min(s.max_backoff, max(s.min_delay, s.backoff_base) * 2.0**level)
+
+    def _fault(self, h: Host, kind: str, seconds: float, retry_after: float | None = None) -> None:
+        """A fault of ``h`` (an answer 5xx or 429, a network error), its request having taken
+        ``seconds``: the back-off level rises (to where the gap reaches ``max_backoff``) and the
+        next request waits the politeness delay at that level, or the ``Retry-After`` if longer;
+        ``max_host_faults`` in a row and the host is given up for this run."""
+        s = self.settings
+        h.faults += 1
+        top = 1
+        while top < 64 and self._backoff(top) < s.max_backoff:
+            top += 1
+        h.errors = min(h.errors + 1, top)
+        self.stats.inc(f"politeness/backoff/{kind}")
+        gap = self._politeness_delay(h, seconds)
+        if retry_after is not None:
+            self.stats.inc("politeness/retry-after")
+            gap = max(gap, retry_after)
+        h.next_at = time.monotonic() + gap
+        if s.max_host_faults and h.faults >= s.max_host_faults and not h.given_up:
+            self.frontier.give_up(h)  # its URLs stay queued (crawl/deferred-urls at the end)
+            self.stats.inc("fetch/host-given-up")
+            self._host_counter(h.name)["given-up"] = 1  # in the crawl's per-host record
+
+    def _answered(self, h: Host, seconds: float) -> None:
+        """An answer from ``h`` that is not a fault: the faults in a row end, the back-off level
+        comes down one step (the gap halves: a host that just recovered is not rushed), and the
+        gap follows the response time (a host slowing down is asked less often at once)."""
+        s = self.settings
+        h.faults = 0
+        if h.errors:
+            h.errors -= 1
+            self.stats.inc("politeness/recovering")
+        if s.delay_factor * seconds > s.min_delay:
+            self.stats.inc("politeness/slowed")
+        h.next_at = time.monotonic() + self._politeness_delay(h, seconds)
 
     async def _visit(self, h: Host) -> None:
         self._visits += 1
@@ -1104,7 +1194,12 @@ class Crawler:
                 e = self.admit(sm, depth=0, priority=5.0, kind="sitemap")
                 if e is not None:
                     entries.append(e)
-            self.stats.inc("discover/sitemaps", self.add_urls(entries))
+            added = self.add_urls(entries)
+            self.stats.inc("discover/sitemaps", added)
+            if added:
+                # committed before they can be fetched: robots.txt is no stored page whose links a
+                # resume replays, so one fetched and stored before the next commit came twice
+                self.frontier.flush()
 
     # -- cheap change checks (crawl.validators) ---------------------------------------------------
 
@@ -1182,14 +1277,16 @@ class Crawler:
         # a HEAD where it can stand in for the GET: its answer when it settles the visit
         head = await self._head_check(h, e) if e.kind == "page" and e.fetches > 0 and s.head_checks else None
         by_head = head is not None and head.status == 200  # the validators are unchanged
+        started = time.monotonic()
         try:
             resp = head if head is not None else await self._get(e.url, headers, cap, accept)
         except FetchError as exc:
             self.stats.inc(f"fetch/error/{exc.kind}")
             hc["errors"] += 1
-            h.errors += 1
-            backoff = min(s.max_retry_after, max(s.min_delay, 1.0) * (2 ** min(h.errors, 6)))
-            h.next_at = time.monotonic() + backoff
+            if exc.kind.startswith("address/"):  # refused before asking: no fault of the host
+                h.next_at = time.monotonic() + self._politeness_delay(h, 0.0)
+            else:
+                self._fault(h, exc.kind, time.monotonic() - started)
             e.retries += 1
             if exc.kind in ("timeout", "connect") and e.retries <= s.max_retries:
                 self.stats.inc("fetch/retry")
@@ -1199,7 +1296,6 @@ class Crawler:
             else:
                 self._drop(e, f"fetch/{exc.kind}", str(exc))
             return
-        h.errors = 0
         h.last_seconds = resp.seconds
         status = resp.status
         self.stats.inc(f"fetch/status/{status}")
@@ -1208,19 +1304,21 @@ class Crawler:
         self.bytes_run += len(resp.body)
         hc["requests"] += 1
         hc["bytes"] += len(resp.body)
-        h.next_at = time.monotonic() + self._politeness_delay(h, resp.seconds)
         if status in (429, 503):
             wait = _retry_after(resp.header("Retry-After"), s.max_retry_after)
+            self._fault(h, str(status), resp.seconds, wait)
             self.stats.inc(f"fetch/backoff/{status}")
             self._store_response(resp, e.url, "backoff", None)
-            if wait is not None:
-                h.next_at = max(h.next_at, time.monotonic() + wait)
             e.retries += 1
             if e.retries <= s.max_retries:
                 self.frontier.push_back(h, e)
             else:
                 self._drop(e, f"fetch/status-{status}")
             return
+        if status >= 500:  # stored as any answer, but the host is given time to recover
+            self._fault(h, "5xx", resp.seconds)
+        else:
+            self._answered(h, resp.seconds)
         if resp.skipped:
             self._drop(
                 e, f"content-type/{(resp.header('Content-Type') or '').split(';')[0].strip() or 'none'}"
@@ -1229,6 +1327,8 @@ class Crawler:
         if resp.truncated:
             self.stats.inc("fetch/truncated")
             self.ctx.drop("crawl", "too-large", f"body cut at {cap} bytes", url=e.url)
+        if resp.overrun:  # bytes past the Content-Length: kept out of the body and the next answer
+            self.stats.inc("fetch/overrun")
         e.fetches += 1
         previous = e.last_fetch
         e.last_fetch = time.time()
@@ -1256,7 +1356,7 @@ class Crawler:
             links = await self._process(e, resp)
         except StoreError as exc:
             if self.sink is not None and self.sink.failed:
-                raise  # the workers are gone: the URL stays queued for --resume
+                return  # the store is gone (a disk refused a write): the URL stays queued for --resume
             self._drop(e, "store/error", str(exc))  # this page broke the pipeline: counted, recorded
             return
         if 300 <= status < 400:
@@ -1267,8 +1367,9 @@ class Crawler:
                         "crawl", "redirect-limit", f"more than {s.max_redirects} redirects", url=location
                     )
                 else:
+                    target_url = urljoin(e.url, location)
                     target = self.admit(
-                        urljoin(e.url, location),
+                        target_url,
                         depth=e.depth,
                         priority=e.priority + 1,
                         hops=e.hops + 1,
@@ -1276,6 +1377,10 @@ class Crawler:
                     )
                     if target is not None and self.add_urls([target]) == 0:
                         self.stats.inc("redirect/seen-target")
+                    elif target is None and normalize_url(target_url) is None:
+                        # file:, ftp:, data:, javascript:… are never followed, whoever asks
+                        message = f"redirect to {target_url[:200]!r}: not an http(s) URL"
+                        self.ctx.drop("crawl", "redirect-unfetchable", message, url=e.url)
         children = []
         hinted = self._sitemap_hints
         threshold = s.focus_threshold if self.focus is not None else 0.0

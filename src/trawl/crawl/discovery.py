@@ -467,13 +467,13 @@ def parse_feed(
     for element in root.iter():
         name = _local(element.tag)
         text = (element.text or "").strip()
-        if name == "ttl" and text.isdigit():
+        if name == "ttl" and text.isascii() and text.isdigit():
             info.ttl_seconds = 60.0 * int(text)
         elif name == "updateperiod" and text.lower() in _UPDATE_PERIODS:
             period = _UPDATE_PERIODS[text.lower()]
-        elif name == "updatefrequency" and text.isdigit() and int(text) > 0:
+        elif name == "updatefrequency" and text.isascii() and text.isdigit() and int(text) > 0:
             frequency = int(text)
-        elif name == "hour" and text.isdigit() and int(text) < 24:
+        elif name == "hour" and text.isascii() and text.isdigit() and int(text) < 24:
             hours.add(int(text))
         elif name == "day" and text.lower() in _DAYS:
             days.add(_DAYS.index(text.lower()))

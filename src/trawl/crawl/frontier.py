@@ -29,6 +29,7 @@ Structure (Heydon & Najork, *Mercator: a scalable, extensible web crawler*, 1999
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import sqlite3
 import sys
@@ -44,6 +45,8 @@ import numpy as np
 from trawl.crawl.robots import RobotsRules
 from trawl.crawl.seen import SeenSet
 from trawl.crawl.urlnorm import host_of, url_key
+from trawl.errors import DiskError
+from trawl.store.disk import disk_error
 
 __all__ = ["DONE", "DROPPED", "QUEUED", "Entry", "Frontier", "Host"]
 
@@ -127,7 +130,9 @@ class Host:
     robots_failures: int = 0
     scheme: str = ""  # of the URLs queued for it (robots.txt is fetched with the same scheme)
     fetched: int = 0  # pages fetched (the trap budget counts these)
-    errors: int = 0  # consecutive failures
+    errors: int = 0  # back-off level: up one a fault (5xx, 429, network error), down one a success
+    faults: int = 0  # faults in a row (a success ends the run)
+    given_up: bool = False  # failed too often: not asked again this run, its URLs stay queued
     last_seconds: float = 0.0  # the last response time
 
     def has_work(self) -> bool:
@@ -146,15 +151,21 @@ class Frontier:
         memory_urls: int = 50_000,
     ) -> None:
         self.path = path
+        #: the commit the disk refused (full, failing): the crawl stops, no later commit is tried
+        self.failed: DiskError | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path) if path is not None else ":memory:", isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(urls)")}
-        if "prior" not in columns:  # a frontier written before per-URL priors: the column added
-            self.db.execute("ALTER TABLE urls ADD COLUMN prior REAL NOT NULL DEFAULT 0")
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(urls)")}
+            if "prior" not in columns:  # a frontier written before per-URL priors: the column added
+                self.db.execute("ALTER TABLE urls ADD COLUMN prior REAL NOT NULL DEFAULT 0")
+        except sqlite3.Error as exc:
+            self._refused(exc)
+            raise
         self.window = window
         self.memory_urls = memory_urls  # URLs held in back queues over all hosts, roughly
         self.commit_every = commit_every
@@ -170,7 +181,11 @@ class Frontier:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'crawl_id'").fetchone()
         if row is None:
             self.crawl_id = uuid.uuid4().hex[:12]
-            self.db.execute("INSERT INTO meta VALUES ('crawl_id', ?)", (self.crawl_id,))
+            try:
+                self.db.execute("INSERT INTO meta VALUES ('crawl_id', ?)", (self.crawl_id,))
+            except sqlite3.Error as exc:
+                self._refused(exc)
+                raise
             self.resumed = False
         else:
             self.crawl_id = str(row[0])
@@ -178,6 +193,12 @@ class Frontier:
         keys = np.array([r[0] for r in self.db.execute("SELECT key FROM urls")], dtype=np.int64)
         self.seen = SeenSet(keys)
         self._load_state()
+
+    def _refused(self, exc: sqlite3.Error) -> None:
+        """Opening failed: close, and raise the :class:`DiskError` behind ``exc`` if there is one."""
+        self.db.close()
+        if (disk := disk_error(exc, self.path)) is not None:
+            raise disk from exc
 
     # -- state on open -----------------------------------------------------------------------------
 
@@ -197,7 +218,7 @@ class Frontier:
         return str(row[0]) if row else default
 
     def set_meta(self, key: str, value: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+        self._write("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- hosts and the ready heap -----------------------------------------------------------------
 
@@ -233,7 +254,7 @@ class Frontier:
         return max(4, min(self.window, self.memory_urls // max(1, len(self.hosts))))
 
     def _make_ready(self, h: Host) -> None:
-        if not h.in_ready and h.busy == 0 and h.has_work():
+        if not h.in_ready and h.busy == 0 and h.has_work() and not h.given_up:
             h.in_ready = True
             self._seq += 1
             heapq.heappush(self._ready, (h.next_at, self._seq, h.name))
@@ -242,6 +263,12 @@ class Frontier:
         """A request to ``h`` finished; it may be asked again from ``h.next_at``."""
         h.busy -= 1
         self._make_ready(h)
+
+    def give_up(self, h: Host) -> None:
+        """Ask ``h`` nothing more in this run: it leaves the ready heap (once its request in
+        flight ends) while its URLs stay queued, in memory and in SQLite, for a later run or
+        ``--resume`` (a new :class:`Frontier` knows nothing of this)."""
+        h.given_up = True
 
     def requeue_host(self, h: Host) -> None:
         """Put a host whose turn was taken back in the heap (its ``next_at`` may have moved)."""
@@ -259,7 +286,7 @@ class Frontier:
             _, _, name = heapq.heappop(ready)
             h = self.hosts[name]
             h.in_ready = False
-            if h.busy or not h.has_work():
+            if h.busy or not h.has_work() or h.given_up:
                 continue
             if h.next_at > now:  # politeness moved since it was queued
                 self._make_ready(h)
@@ -272,7 +299,7 @@ class Frontier:
             _, _, name = heapq.heappop(eligible)
             h = self.hosts[name]
             h.in_ready = False
-            if h.busy or not h.has_work():
+            if h.busy or not h.has_work() or h.given_up:
                 continue
             h.busy += 1
             return h, 0.0
@@ -426,7 +453,7 @@ class Frontier:
 
     def _enqueue(self, e: Entry) -> None:
         """A fetched URL back in its host's queue (state queued again)."""
-        self.db.execute("UPDATE urls SET state = 0 WHERE key = ?", (e.key,))
+        self._write("UPDATE urls SET state = 0 WHERE key = ?", (e.key,))
         h = self._host(e.host)
         self._seq += 1
         heapq.heappush(h.queue, (-e.priority, self._seq, e))
@@ -461,7 +488,7 @@ class Frontier:
         self.flush()
         if priority is not None:
             e.priority = priority
-            self.db.execute("UPDATE urls SET priority = ? WHERE key = ?", (priority, e.key))
+            self._write("UPDATE urls SET priority = ? WHERE key = ?", (priority, e.key))
         self._enqueue(e)
 
     def kind_done(self, kinds: tuple[str, ...], before: float) -> list[Entry]:
@@ -480,6 +507,19 @@ class Frontier:
 
     # -- durability --------------------------------------------------------------------------------
 
+    def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        """One statement committed at once (outside :meth:`flush`'s batches), a refusal of the
+        disk said as :meth:`flush` says it."""
+        if self.failed is not None:
+            raise self.failed
+        try:
+            self.db.execute(sql, args)
+        except sqlite3.Error as exc:
+            if (disk := disk_error(exc, self.path)) is None:
+                raise
+            self.failed = disk
+            raise disk from exc
+
     def maybe_flush(self) -> None:
         if time.monotonic() - self._last_commit >= self.commit_every:
             self.flush()
@@ -489,9 +529,11 @@ class Frontier:
         if not self._inserts and not self._updates:
             self._last_commit = time.monotonic()
             return
+        if self.failed is not None:
+            raise self.failed  # the disk refused a commit: nothing more is committed in this run
         db = self.db
-        db.execute("BEGIN")
         try:
+            db.execute("BEGIN")
             if self._inserts:
                 db.executemany(
                     "INSERT OR IGNORE INTO urls (key, url, host, state, priority, depth, hops, kind, anchor, "
@@ -508,8 +550,15 @@ class Frontier:
                 db.executemany(updates[i][0], [args for _, args in updates[i:j]])
                 i = j
             db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
+        except BaseException as exc:
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            # a full or failing disk: what was committed before stays (the pages marked done
+            # since are in the collection, found again by recover() on resume)
+            if isinstance(exc, Exception) and (disk := disk_error(exc, self.path)) is not None:
+                self.failed = disk
+                raise disk from exc
             raise
         self._inserts.clear()
         self._updates.clear()
@@ -538,7 +587,9 @@ class Frontier:
         return n
 
     def counts(self) -> dict[str, int]:
-        self.flush()
+        """URLs by state, as committed (after a flush, unless the disk refused one)."""
+        if self.failed is None:
+            self.flush()
         out = {"queued": 0, "done": 0, "dropped": 0, "revisit": 0}
         names = {QUEUED: "queued", DONE: "done", DROPPED: "dropped", REVISIT: "revisit"}
         for state, count in self.db.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
@@ -546,5 +597,6 @@ class Frontier:
         return out
 
     def close(self) -> None:
-        self.flush()
+        if self.failed is None:
+            self.flush()
         self.db.close()

@@ -28,7 +28,9 @@ crawler and the network being the bottleneck. This module does exactly what
 
 Errors are :class:`~trawl.crawl.transport.FetchError` with the same kinds as the aiohttp
 transport: ``dns``, ``connect``, ``timeout``, ``protocol`` (not HTTP, bad framing), ``payload``
-(the connection ended inside the body).
+(the connection ended inside the body), ``headers-too-large`` (a head over 64 KiB or 1,000 lines).
+Bytes past the body a ``Content-Length`` framed are never read as the next answer: the connection
+is closed and the response marked ``overrun``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from trawl.crawl.transport import (
 __all__ = ["HttpTransport"]
 
 _MAX_HEAD = 65536
+_MAX_HEADER_LINES = 1000  # real answers carry dozens; thousands are an attack on the parser
 _HEAD, _LENGTH, _CHUNKED, _UNTIL_CLOSE, _DONE = 0, 1, 2, 3, 4
 _SAFE = "/?&=%:@!$'()*+,;~-._[]"
 
@@ -82,6 +85,7 @@ class _Conn(asyncio.Protocol):
         "key",
         "last",
         "loop",
+        "overrun",
         "read_timeout",
         "remaining",
         "size",
@@ -114,6 +118,7 @@ class _Conn(asyncio.Protocol):
         self.size = 0
         self.remaining = 0
         self.truncated = False
+        self.overrun = False
         self.skipped: str | None = None
         self.keep_alive = False
         self.got = False
@@ -171,8 +176,14 @@ class _Conn(asyncio.Protocol):
                     if len(buf) >= 5 and not buf.startswith(b"HTTP/"):
                         raise FetchError("protocol", f"not an HTTP response: {bytes(buf[:40])!r}")
                     if len(buf) > _MAX_HEAD:
-                        raise FetchError("protocol", f"response headers longer than {_MAX_HEAD} bytes")
+                        raise FetchError(
+                            "headers-too-large", f"response headers longer than {_MAX_HEAD} bytes"
+                        )
                     return
+                if end > _MAX_HEAD:  # all of it came in one read: the bound holds all the same
+                    raise FetchError(
+                        "headers-too-large", f"response headers of {end} bytes (limit {_MAX_HEAD})"
+                    )
                 head = bytes(buf[:end])
                 del buf[: end + 4]
                 if self._head(head):
@@ -187,6 +198,7 @@ class _Conn(asyncio.Protocol):
                 if self.state != _LENGTH:
                     return
                 if self.remaining == 0:
+                    self.overrun = bool(buf)  # bytes past the body: never read as the next answer
                     self._complete(keep=self.keep_alive and not buf)
                 return
             if state == _CHUNKED:
@@ -203,6 +215,10 @@ class _Conn(asyncio.Protocol):
     def _head(self, head: bytes) -> bool:
         """Parse the status line and headers; True if the caller should stop parsing."""
         lines = head.split(b"\r\n")
+        if len(lines) > _MAX_HEADER_LINES:
+            raise FetchError(
+                "headers-too-large", f"{len(lines) - 1} header lines (limit {_MAX_HEADER_LINES})"
+            )
         parts = lines[0].split(b" ", 2)
         if len(parts) < 2 or not parts[0].startswith(b"HTTP/1.") or not parts[1].isdigit():
             raise FetchError("protocol", f"bad status line: {lines[0][:80]!r}")
@@ -610,6 +626,7 @@ class HttpTransport:
                 conn.truncated,
                 skipped=conn.skipped,
                 request_headers=sent,
+                overrun=conn.overrun,
             )
         raise FetchError("protocol", f"{request.url}: the server closed twice without answering")
 

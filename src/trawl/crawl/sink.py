@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from trawl.document import Link
+from trawl.errors import DiskError
 
 __all__ = ["Sink", "StoreJob", "StoreOutcome"]
 
@@ -68,6 +69,8 @@ class Sink(Protocol):
 
     #: Why the sink can take no more jobs (the crawl then stops), or None.
     failed: str | None
+    #: The write the disk refused, when that was why (:mod:`trawl.store.disk`).
+    fault: DiskError | None
 
     async def open(self) -> None:
         """Take the collection over for writing (after the crawler's recovery has read it)."""

@@ -2,8 +2,9 @@
 
 The crawler never touches sockets: it hands a :class:`FetchRequest` to a :class:`Transport` and
 gets a :class:`FetchResponse` back, or a :class:`FetchError` whose ``kind`` names what went wrong
-(``dns``, ``connect``, ``timeout``, ``protocol``, ``payload``). Policies that need the body as it
-streams live here, because only the transport sees it arrive:
+(``dns``, ``connect``, ``timeout``, ``protocol``, ``payload``; ``headers-too-large`` from trawl's
+own client). Policies that need the body as it streams live here, because only the transport
+sees it arrive:
 
 * the content-type filter reads the headers and closes the connection before any body byte is
   read when the type is not wanted (``skipped="content-type"``);
@@ -79,6 +80,9 @@ class FetchResponse:
     truncated: bool = False
     skipped: str | None = None  # why the body was not read ("content-type")
     request_headers: list[tuple[str, str]] = field(default_factory=list)  # as sent
+    #: bytes came after the body its Content-Length framed (a lying length or a smuggled answer):
+    #: the connection was closed, never reused (seen by the default transport only)
+    overrun: bool = False
 
     def header(self, name: str) -> str | None:
         lname = name.lower()

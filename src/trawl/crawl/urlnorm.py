@@ -16,6 +16,7 @@ politeness of its hosts.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
@@ -70,6 +71,11 @@ def _host(hostname: str) -> str | None:
     host = hostname.strip(".").lower()
     if not host:
         return None
+    if ":" in host:  # an IPv6 literal (urlsplit took its brackets off): its compressed form, bracketed
+        try:
+            return f"[{ipaddress.IPv6Address(host).compressed}]"
+        except ValueError:
+            return None  # a zone id, or not an address
     if not host.isascii():
         try:
             host = host.encode("idna").decode("ascii")

@@ -20,6 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from trawl.errors import StoreError
+from trawl.store.disk import cut_back, disk_error, write_all
+
 __all__ = ["RequestRecorder", "new_record_id"]
 
 
@@ -46,6 +49,7 @@ class RequestRecorder:
         self.max_bytes = max_bytes
         self.level = level
         self._fh: IO[bytes] | None = None
+        self._path = self.directory
         self._size = 0
         self._serial = 0
         self.records = 0
@@ -58,10 +62,10 @@ class RequestRecorder:
             path = self.directory / f"{self.prefix}-{stamp}-{self._serial:05d}.warc.gz"
             self._serial += 1
             try:
-                fh = path.open("xb")
+                fh = path.open("xb", buffering=0)  # unbuffered: a refused record is cut off, not kept
             except FileExistsError:
                 continue
-            self._fh, self._size = fh, 0
+            self._fh, self._size, self._path = fh, 0, path
             return fh
 
     def write(
@@ -129,8 +133,14 @@ class RequestRecorder:
         if fh is None or self._size >= self.max_bytes:
             self.close()
             fh = self._open()
-        fh.write(member)
-        fh.flush()
+        try:
+            write_all(fh, member)
+        except OSError as exc:
+            if not cut_back(fh, self._size):
+                self._size = self.max_bytes  # it could not be cut: the next record starts a new file
+            raise disk_error(exc, self._path) or StoreError(
+                f"cannot write to WARC file {str(self._path)!r}: {exc.strerror or exc}"
+            ) from exc
         self._size += len(member)
         self.records += 1
 

@@ -266,7 +266,7 @@ class CallbackServer:
             raise _BadRequest(400, "both Content-Length and Transfer-Encoding")
         if coding and coding != "chunked":
             raise _BadRequest(501, f"transfer coding {coding[:40]!r}")
-        if len(lengths) > 1 or (lengths and not next(iter(lengths)).isdigit()):
+        if len(lengths) > 1 or (lengths and not next(iter(lengths)).isdecimal()):
             raise _BadRequest(400, "a bad Content-Length")
         length = int(next(iter(lengths))) if lengths else 0
         if length > self.max_bytes:
@@ -513,7 +513,7 @@ class Subscriber:
         sub.pending = None
         if mode == "subscribe":
             lease = params.get("hub.lease_seconds", [""])[0]
-            sub.lease = float(lease) if lease.isdigit() and int(lease) > 0 else self.lease
+            sub.lease = float(lease) if lease.isdecimal() and int(lease) > 0 else self.lease
             sub.active, sub.verified_at, sub.ended = True, now, ""
             self.stats.inc("websub/verified")
         else:

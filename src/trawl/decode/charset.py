@@ -667,6 +667,8 @@ def body_of(doc: Document, step: Step, max_bytes: int = DEFAULT_MAX_BYTES) -> by
     payload = entity_body(doc, max_bytes)
     for problem in payload.problems:
         step.count(f"decode/{problem.kind}")
+        if problem.kind == "size-cap" and payload.codings:  # the coding that hit the cap: a bomb's kind
+            step.count(f"decode/size-cap/{payload.codings[-1]}")
         doc.error(step.name, f"{problem.kind}: {problem.message}")
     doc.body = payload.data
     return payload.data

@@ -22,6 +22,7 @@ from trawl.errors import ConfigError, RecordNotFound, StoreError
 from trawl.jobs.steps import build_steps
 from trawl.jobs.storeproc import InLoopSink, StoreWorker
 from trawl.store.collection import Collection
+from trawl.store.disk import refused
 
 __all__ = ["crawl", "crawl_testweb", "frontier_path", "saved_settings", "settings_path"]
 
@@ -91,7 +92,9 @@ def crawl(
     run, ctx = collection.new_run()
     saved = settings_path(collection, settings.shard, settings.shards)
     saved.parent.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps(settings.as_dict(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    text = json.dumps(settings.as_dict(), indent=1, sort_keys=True) + "\n"
+    if (fault := refused(lambda: saved.write_text(text, encoding="utf-8"), saved)) is not None:
+        raise fault  # a full disk before anything was fetched: said as one line by the CLI
     frontier = Frontier(path)
     sink: Sink | None = None
     worker: StoreWorker | None = None
@@ -121,17 +124,19 @@ def crawl(
         frontier.close()
         ctx.stats.finished = ctx.stats.finished or None
         ctx.audit.close()
-        collection.save_run(run, ctx.stats)
+        counters = collection.path / "stats" / f"{run}.json"
+        stats_fault = refused(lambda: collection.save_run(run, ctx.stats), counters)
     result.run = run
     # per-host counters (pages, requests, bytes, errors), one JSON line a host (not *.json: that
     # name is the run's counters, which every reader of stats/ merges)
     hosts_file = collection.path / "stats" / f"{run}.hosts.jsonl"
-    hosts_file.write_text(
-        "".join(
-            json.dumps({"host": h, **c}, sort_keys=True) + "\n" for h, c in sorted(result.per_host.items())
-        ),
-        encoding="utf-8",
+    lines = "".join(
+        json.dumps({"host": h, **c}, sort_keys=True) + "\n" for h, c in sorted(result.per_host.items())
     )
+    stats_fault = stats_fault or refused(lambda: hosts_file.write_text(lines, encoding="utf-8"), hosts_file)
+    fault = result.fault or stats_fault or collection.disk_failure
+    if fault is not None and result.fault is None:  # the pages are stored; their run's counters are not
+        result.stopped, result.failure, result.fault = "store-failed", str(fault), fault
     return result
 
 

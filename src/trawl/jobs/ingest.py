@@ -24,10 +24,12 @@ from trawl.acquire.desktop import STATE_FILE, ChangeTracker, ChangeWatcher, File
 from trawl.acquire.detect import sources_for
 from trawl.config import Config
 from trawl.document import Document
+from trawl.errors import DiskError
 from trawl.jobs.workers import StepWorkers
 from trawl.pipeline.base import Pipeline, RunContext, Source, Step
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
+from trawl.store.disk import counter, disk_error, refused
 
 __all__ = ["IngestResult", "build_sources", "ingest"]
 
@@ -43,6 +45,9 @@ class IngestResult:
     seconds: float
     passes: int = 1
     notes: list[str] = field(default_factory=list)  # what could not be done as asked, said once
+    #: the write the disk refused (full, failing), which stopped the run: what was stored before
+    #: stays, and the same command run again stores the rest (each record once)
+    fault: DiskError | None = None
 
 
 def build_sources(
@@ -98,6 +103,9 @@ def ingest(
     ``incremental`` (default ``local.incremental``): folders and files are compared with the
     state the collection keeps of them. ``watch``: run passes until ``stop`` is set, each after
     a change (``on_pass`` hears of each pass's end with its number).
+
+    A write the disk refuses (full, failing: :mod:`trawl.store.disk`) ends the run early; the
+    result's ``fault`` says which. What was stored stays, and the same call again stores the rest.
     """
     run, ctx = collection.new_run()
     config = collection.config
@@ -123,6 +131,7 @@ def ingest(
     writer = _Held(collection.writer())
     watcher: ChangeWatcher | None = None
     passes = 0
+    fault: DiskError | None = None
     t0 = time.perf_counter()
     try:
         if watch:
@@ -156,6 +165,9 @@ def ingest(
                 on_pass(passes, ctx.stats)
             if watcher is None or stop.is_set() or not watcher.wait():
                 break
+    except Exception as exc:  # a full or failing disk stops the run; any other error is raised
+        if (fault := disk_error(exc)) is None:
+            raise
     finally:
         try:
             workers.release()
@@ -163,10 +175,16 @@ def ingest(
         finally:
             if watcher is not None:
                 watcher.close()
-            if state is not None:
-                state.close()
+            if state is not None:  # the files stored before a fault are remembered, if the disk lets it
+                closing = refused(state.close, collection.path / STATE_FILE)
+                fault = fault or closing
             ctx.stats.finished = time.time()
             ctx.audit.close()
-            stats_file = collection.save_run(run, ctx.stats)
+            stats_file = collection.path / "stats" / f"{run}.json"
+            if fault is not None:
+                ctx.stats.inc(counter(fault))
+            saving = refused(lambda: collection.save_run(run, ctx.stats), stats_file)
+            fault = fault or saving
+    fault = fault or collection.disk_failure
     drops = collection.path / "stats" / f"{run}.drops.jsonl"
-    return IngestResult(run, ctx.stats, stats_file, drops, time.perf_counter() - t0, passes, notes)
+    return IngestResult(run, ctx.stats, stats_file, drops, time.perf_counter() - t0, passes, notes, fault)

@@ -43,8 +43,9 @@ from typing import Any
 from trawl.convert.sniff import TypeSniffer
 from trawl.crawl.sink import StoreJob, StoreOutcome
 from trawl.document import UNCHANGED, Document
-from trawl.errors import StoreError
+from trawl.errors import DiskError, StoreError
 from trawl.jobs.procs import die_with_parent, drain, merge, run_steps, spawn, wait
+from trawl.store.disk import counter, disk_error
 
 __all__ = [
     "InLoopSink",
@@ -147,6 +148,7 @@ class InLoopSink:
         self.ctx = ctx
         self.recorder = recorder
         self.failed: str | None = None
+        self.fault: DiskError | None = None
         self._closed = False
 
     async def open(self) -> None:
@@ -154,9 +156,16 @@ class InLoopSink:
 
     def submit(self, job: StoreJob) -> asyncio.Future[StoreOutcome]:
         fut: asyncio.Future[StoreOutcome] = asyncio.get_running_loop().create_future()
+        if self.failed:
+            fut.set_exception(StoreError(self.failed))
+            return fut
         try:
             fut.set_result(process_job(job, self.steps, self.ctx, self.recorder))
         except Exception as exc:  # the crawler decides what a failed store means for the page
+            disk = disk_error(exc)
+            if disk is not None:  # no page can be stored now: the crawl stops
+                self.ctx.stats.inc(counter(disk))
+                self.failed, self.fault = str(disk), disk
             fut.set_exception(exc)
         return fut
 
@@ -209,7 +218,8 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
     try:
         collection.table  # noqa: B018 - opened now: a table another process holds ends the crawl at once
     except Exception as exc:
-        outbox.send(("failed", f"{type(exc).__name__}: {exc}"))
+        refused = disk_error(exc, Path(path) / "table")
+        outbox.send(("failed", str(refused) if refused else f"{type(exc).__name__}: {exc}", refused))
         collection.close()
         return
     writer = collection.writer()
@@ -228,6 +238,7 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
                 items, *rest = msg
                 upstream = (rest[0], rest[1], rest[2])
             results: list[StoreOutcome | str] = []
+            disk: DiskError | None = None
             for job, docs in items:
                 try:
                     if isinstance(docs, str):
@@ -236,9 +247,15 @@ def _worker_main(role: str, inbox: Connection, outbox: Connection, parent: int) 
                     ready = prepare(job, convert, ctx) if role == "all" else docs
                     results.append(finish(job, ready, writer, ctx, recorder))
                 except Exception as exc:  # isolation: the run goes on, the page is not marked done
+                    if (disk := disk_error(exc)) is not None:
+                        ctx.stats.inc(counter(disk))
+                        break  # but not after a write the disk refused: no page can be stored now
                     ctx.error("crawl-store", exc, url=job.url, source=job.source)
                     results.append(f"{type(exc).__name__}: {exc}")
-            outbox.send((results, *_merged(upstream, drain(ctx))))
+            outbox.send((results, *_merged(upstream, drain(ctx))))  # the pages stored before it
+            if disk is not None:
+                outbox.send(("failed", str(disk), disk))
+                break
     finally:
         for step in convert:
             step.close()
@@ -292,6 +309,7 @@ class StoreWorker:
         self._threads: list[threading.Thread] = []
         self._closed: asyncio.Future[None] | None = None
         self.failed: str | None = None
+        self.fault: DiskError | None = None
         self.jobs = 0
 
     def start(self) -> None:
@@ -369,8 +387,8 @@ class StoreWorker:
                 return
             if msg == "ready":
                 continue
-            if isinstance(msg, tuple) and msg and msg[0] == "failed":  # it could not open the store
-                self._loop.call_soon_threadsafe(self._broken, str(msg[1]))
+            if isinstance(msg, tuple) and msg and msg[0] == "failed":  # it could not open or write the store
+                self._loop.call_soon_threadsafe(self._broken, str(msg[1]), msg[2] if len(msg) > 2 else None)
                 return
             self._loop.call_soon_threadsafe(self._deliver, msg)
             if msg[0] == "closed":
@@ -392,8 +410,8 @@ class StoreWorker:
             else:
                 fut.set_result(result)
 
-    def _broken(self, why: str = "the crawl's store worker died") -> None:
-        self.failed = why
+    def _broken(self, why: str = "the crawl's store worker died", fault: DiskError | None = None) -> None:
+        self.failed, self.fault = why, fault
         while self._pending:
             fut = self._pending.popleft()
             if not fut.done():

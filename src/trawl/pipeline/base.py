@@ -12,6 +12,7 @@ on (the document continues, or is dropped if the step says ``on_error = "drop"``
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import time
@@ -72,22 +73,33 @@ class Audit:
         self.keep = keep
         self.entries: list[AuditEntry] = []
         self.total = 0
+        #: why the file stopped taking entries (a full disk): the run's own writes stop it, not these
+        self.failed: OSError | None = None
         self._fh: IO[str] | None = None
 
     def record(self, entry: AuditEntry) -> None:
         self.total += 1
         if len(self.entries) < self.keep:
             self.entries.append(entry)
-        if self.path is not None:
-            if self._fh is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._fh = self.path.open("a", encoding="utf-8")
-            self._fh.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
+        if self.path is not None and self.failed is None:
+            try:
+                if self._fh is None:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    self._fh = self.path.open("a", encoding="utf-8")
+                self._fh.write(json.dumps(entry.as_dict(), ensure_ascii=False) + "\n")
+            except OSError as exc:  # called from anywhere, a drop's record must not raise
+                self.failed = exc
+                self.close()
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError as exc:  # its buffer could not be written
+                self.failed = self.failed or exc
+                with contextlib.suppress(OSError):
+                    fh.close()  # the buffer is given up now: the file is closed
 
 
 @dataclass(slots=True)

@@ -25,9 +25,11 @@ XLSX), not when one is vaguer (``application/zip``).
 from __future__ import annotations
 
 import io
+import lzma
 import mimetypes
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +188,8 @@ def _zip_format(data: bytes) -> tuple[str | None, int | None]:
                     if fmt is not None:
                         return fmt, len(infos)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError):
+        return None, None
+    except (NotImplementedError, zlib.error, lzma.LZMAError):  # "zip file version 20.9"; a damaged mimetype
         return None, None
     if "[Content_Types].xml" in names:
         if "word/document.xml" in names:

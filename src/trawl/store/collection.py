@@ -48,8 +48,9 @@ import re
 import threading
 import time
 import uuid
+import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -58,11 +59,13 @@ from typing import Any, ClassVar
 
 from trawl.config import Config, load_config
 from trawl.document import UNCHANGED, Document, WarcPointer
-from trawl.errors import CollectionNotFound, RecordNotFound, StoreError, WarcFormatError
-from trawl.pipeline.base import RunContext, Step
+from trawl.errors import CollectionNotFound, DiskError, RecordNotFound, StoreError, WarcFormatError
+from trawl.pipeline.base import AuditEntry, RunContext, Step
 from trawl.pipeline.stats import Stats
+from trawl.store.disk import disk_error
 from trawl.store.table import Mutation, RowStore, Table
 from trawl.store.tablets import MASTER, TabletTable
+from trawl.store.tails import TailRepair, codec_of, repair_tail
 from trawl.store.warcfile import (
     IDENTICAL_PAYLOAD,
     SERVER_NOT_MODIFIED,
@@ -87,6 +90,8 @@ MAX_ANCHOR_CHARS = 500
 MAX_ANCHOR_TERMS = 32
 _WORD = re.compile(r"\w+")
 _POINTER_KEY = re.compile(r"^(?P<file>[^/@]+\.warc(?:\.gz|\.zst)?)[@:](?P<offset>\d+)$")
+#: the table's entries that hold each WARC file's size when its tail was last found whole
+TAIL_ENTRY = "warc-tail"
 #: a tablet splits when RocksDB estimates it past this size
 SPLIT_BYTES = 256 << 20
 #: a page smaller than this does not become one of its site's references (too little to share)
@@ -234,6 +239,8 @@ class Collection:
         self.config = config
         self.split_bytes = split_bytes
         self._table: RowStore | None = None
+        #: a write the disk refused while the table was being closed (nothing acknowledged is lost)
+        self.disk_failure: DiskError | None = None
         self._references: OrderedDict[tuple[str, int], bytes] = OrderedDict()
         self._references_lock = threading.Lock()
 
@@ -296,9 +303,16 @@ class Collection:
         return self._table
 
     def close(self) -> None:
-        if self._table is not None:
-            self._table.close()
-            self._table = None
+        table, self._table = self._table, None
+        if table is not None:
+            try:
+                table.close()
+            except Exception as exc:
+                # RocksDB flushes its memtables on close; what it acknowledged is in its log, which
+                # the next open replays: a disk that refuses the flush loses nothing, so it is noted
+                if (disk := disk_error(exc)) is None:
+                    raise
+                self.disk_failure = self.disk_failure or disk
 
     def __enter__(self) -> Collection:
         return self
@@ -317,8 +331,16 @@ class Collection:
         """A run id and a context whose audit trail is written to ``stats/<run>.drops.jsonl``."""
         from trawl.pipeline.base import Audit  # noqa: PLC0415 - keep the import graph shallow
 
-        run = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{os.getpid()}"
-        return run, RunContext(Stats(), Audit(self.path / "stats" / f"{run}.drops.jsonl"))
+        base = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{os.getpid()}"
+        run, n = base, 1
+        stats = self.path / "stats"
+        # a second run of this process in the same second must not overwrite the first's counters;
+        # "_" sorts after ".", so the later run's files sort after the earlier's (runs are ordered
+        # by name: the latest is the last)
+        while (stats / f"{run}.json").exists() or (stats / f"{run}.drops.jsonl").exists():
+            n += 1
+            run = f"{base}_{n:03d}"
+        return run, RunContext(Stats(), Audit(stats / f"{run}.drops.jsonl"))
 
     def save_run(self, run: str, stats: Stats) -> Path:
         path = self.path / "stats" / f"{run}.json"
@@ -680,6 +702,45 @@ class Collection:
     def warc_files(self) -> list[Path]:
         return sorted(p for p in (self.path / "warc").iterdir() if p.is_file())
 
+    def repair_warc_tails(self, *, skip: Iterable[str] = ()) -> list[TailRepair]:
+        """Cut off the torn last record of each WARC file a killed writer left (what follows the
+        last whole record: see :mod:`trawl.store.tails`), so that every reader reads each file to
+        its end; what was cut, file by file. Whole records no row names yet are kept.
+
+        Opens the table first: its lock makes this process the collection's one writer, so no
+        file is cut while another process appends to it (``skip``: files this process writes).
+        Each file is checked once: its checked size is kept in the table (``warc-tail`` entries),
+        and files are never appended to once their writer is gone. The check starts at the file's
+        last record a row names, so it reads little more than the torn record."""
+        table = self.table
+        skipped = set(skip)
+        repairs: list[TailRepair] = []
+        checked: list[tuple[str, str, Any]] = []
+
+        def indexed(name: str) -> Callable[[int], bool]:  # does a row name a record there?
+            return lambda at: table.lookup("pointer", f"{name}@{at}") is not None
+
+        for path in self.warc_files():
+            codec = codec_of(path.name)
+            if codec is None or path.name in skipped:
+                continue
+            size = path.stat().st_size
+            if table.get_entry(TAIL_ENTRY, path.name) == size:
+                continue
+            name = path.name
+            try:
+                repair = repair_tail(path, codec, known=indexed(name))
+            except OSError as exc:  # unreadable now: said, and tried again next time
+                repairs.append(TailRepair(name, 0, 0, False, f"cannot read it: {exc.strerror or exc}"))
+                continue
+            if repair is not None:
+                repairs.append(repair)
+            if repair is None or repair.truncated:  # one that could not be cut is tried again
+                checked.append((TAIL_ENTRY, name, path.stat().st_size))
+        if checked:
+            table.write([], entries=checked)
+        return repairs
+
     def runs(self) -> list[tuple[str, Stats]]:
         out = []
         for p in sorted((self.path / "stats").glob("*.json")):
@@ -728,6 +789,10 @@ class Collection:
         }
 
 
+#: the writers open in this process, whose files a new writer's tail repair leaves alone
+_LIVE_WRITERS: weakref.WeakSet[CollectionWriter] = weakref.WeakSet()
+
+
 @dataclass(slots=True)
 class _Staged:
     """A document between :meth:`CollectionWriter._stage` and its commit."""
@@ -752,7 +817,8 @@ class CollectionWriter(Step):
     index entries, its payload entry) goes to the table in one write (one batch per tablet), after
     its WARC record has reached the OS. Idempotent: a document whose id is already stored at the
     same capture time is not written twice (``store/skipped/already-stored``), so re-running an
-    ingest after a crash is safe.
+    ingest after a crash is safe. Before its first write it cuts off the torn last records a
+    killed writer left (:meth:`Collection.repair_warc_tails`; ``store/torn-tail-repaired``).
     """
 
     name: ClassVar[str] = "store"
@@ -777,6 +843,41 @@ class CollectionWriter(Step):
         self._packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trawl-warc-pack")
         self._staged_ids: set[str] = set()  # documents staged and not yet committed
         self._staged_payloads: dict[str, dict[str, Any]] = {}  # their payload entries, by digest
+        #: the torn WARC tails cut off before this writer's first write (:meth:`_repair`)
+        self.repairs: list[TailRepair] = []
+        self._repaired = False
+        self._repairs_told = False
+
+    @property
+    def files(self) -> list[str]:
+        """The WARC files this writer created (names in the collection's ``warc/``)."""
+        return self._warc.files
+
+    def _repair(self) -> None:
+        """Before the first write: cut off the torn last records a killed writer left (in files no
+        other writer of this process has open)."""
+        if self._repaired:
+            return
+        path = self.collection.path
+        busy = (name for w in list(_LIVE_WRITERS) if w.collection.path == path for name in w.files)
+        self.repairs = self.collection.repair_warc_tails(skip=busy)
+        self._repaired = True
+        _LIVE_WRITERS.add(self)
+
+    def _tell_repairs(self, ctx: RunContext) -> None:
+        """Count and record the torn tails cut off before this writer's first write (once)."""
+        self._repair()
+        if self._repairs_told:
+            return
+        self._repairs_told = True
+        for repair in self.repairs:
+            key = "store/torn-tail-repaired" if repair.truncated else "store/torn-tail-kept"
+            if not repair.removed:
+                key = "store/torn-tail-unchecked"
+            ctx.stats.inc(key)
+            ctx.stats.inc("store/torn-tail-bytes", repair.removed)
+            where = f"{repair.file}@{repair.offset}"
+            ctx.audit.record(AuditEntry("drop", self.name, "torn-tail", repair.message(), source=where))
 
     def _references(self, site: str) -> list[dict[str, Any]]:
         refs = self._refs.get(site)
@@ -886,13 +987,17 @@ class CollectionWriter(Step):
         ts = _timestamp_us(doc.fetched_at)
         doc_id = doc.id
         previous = table.versions_of(row, "fetch", "capture")
+        digest = payload_digest(doc.raw)
+        newest = previous[0][1] if previous else {}
+        # stored already: the same capture (id and time); for a document with no time of its own
+        # (a TREC document without a date, stored at the time of writing), the same id and payload
         if (
-            previous and previous[0][0] == ts and previous[0][1].get("id") == doc_id
+            newest.get("id") == doc_id
+            and (previous[0][0] == ts or (doc.fetched_at is None and newest.get("payload_digest") == digest))
         ) or doc_id in self._staged_ids:
             self.count("store/skipped/already-stored")
             doc.release()
             return None
-        digest = payload_digest(doc.raw)
         staged = _Staged(doc, row, ts, doc_id, digest)
         target, staged.revisit_of = self._plan_capture(doc, digest)
         if self._warc.codec == "zstd" and staged.revisit_of is None:
@@ -959,6 +1064,7 @@ class CollectionWriter(Step):
         dropped (``error/store``) and not passed on, so a crawl never takes it for stored; one
         stored already is passed on."""
         self.ctx = ctx
+        self._tell_repairs(ctx)
         stats = ctx.stats
         before: _Staged | None = None
         for doc in docs:
@@ -987,6 +1093,12 @@ class CollectionWriter(Step):
         try:
             return True, fn(item)
         except Exception as exc:  # isolation: one bad document never stops the run
+            disk = disk_error(exc)
+            if disk is not None:  # but a full or failing disk stops it: every write after would fail
+                self._forget(doc)
+                if disk is exc:
+                    raise
+                raise disk from exc
             doc.error(self.name, exc)
             doc.dropped = f"error/{self.name}"
             if self.ctx is not None:
@@ -1002,6 +1114,9 @@ class CollectionWriter(Step):
 
     def process(self, doc: Document) -> Document:
         """One document, stored at once (what :meth:`run` does, without overlap)."""
+        self._repair()
+        if self.ctx is not None:
+            self._tell_repairs(self.ctx)
         staged = self._stage(doc)
         if staged is None:
             return doc
@@ -1087,6 +1202,12 @@ class CollectionWriter(Step):
         return doc
 
     def close(self) -> None:
+        _LIVE_WRITERS.discard(self)
         self._packer.shutdown(wait=True)
         self._warc.close()
-        self.collection.table.flush()
+        try:
+            self.collection.table.flush()
+        except Exception as exc:  # what the table acknowledged is in its log: noted, as in close
+            if (disk := disk_error(exc)) is None:
+                raise
+            self.collection.disk_failure = self.collection.disk_failure or disk

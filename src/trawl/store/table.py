@@ -51,6 +51,7 @@ from typing import Any, cast
 import orjson
 
 from trawl.errors import MissingDependency, StoreError
+from trawl.store.disk import disk_error
 
 __all__ = ["CODECS", "FamilyPolicy", "Mutation", "RowStore", "Table", "decode_value", "encode_value"]
 
@@ -125,7 +126,23 @@ def encode_value(value: Any) -> bytes:
     """A cell value as stored with the ``json`` codec: bytes behind a tag, anything else as JSON."""
     if isinstance(value, bytes | bytearray | memoryview):
         return _TAG_BYTES + bytes(value)
-    return orjson.dumps(value)
+    try:
+        return orjson.dumps(value)
+    except TypeError as exc:  # a lone surrogate (undecodable bytes kept by surrogateescape)
+        if "surrogates" not in str(exc):
+            raise
+        return orjson.dumps(_without_surrogates(value))
+
+
+def _without_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_without_surrogates(v) for v in value]
+    return value
 
 
 def decode_value(raw: bytes) -> Any:
@@ -339,6 +356,8 @@ class Table(RowStore):
             else:
                 self._db = Rdict(str(self.path), options)
         except Exception as exc:  # rocksdict raises plain Exception subclasses
+            if (disk := disk_error(exc, self.path)) is not None:  # RocksDB writes as it opens
+                raise disk from exc
             if "lock" in str(exc).lower():
                 raise StoreError(
                     f"the table at {str(self.path)!r} is being written by another process (its LOCK "

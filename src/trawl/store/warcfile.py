@@ -43,6 +43,7 @@ from typing import IO, Any, Final, Self, cast
 
 from trawl.document import Document, WarcPointer, utcnow
 from trawl.errors import MissingDependency, RecordNotFound, StoreError, WarcFormatError, quote_bytes
+from trawl.store.disk import cut_back, disk_error, write_all
 
 __all__ = [
     "IDENTICAL_PAYLOAD",
@@ -256,7 +257,7 @@ def block_length(fields: dict[str, str]) -> int:
     value = fields.get("Content-Length")
     if value is None:
         raise WarcRecordError("warc/bad-content-length", "record has no Content-Length field")
-    if not value.isdigit():  # int() would also take "+1", " 1" and "1_000"
+    if not (value.isascii() and value.isdigit()):  # int() takes "+1", " 1", "1_000"; isdigit "4¹3"
         raise WarcRecordError(
             "warc/bad-content-length", f"Content-Length is not a number: {quote_bytes(value.encode())}"
         )
@@ -764,7 +765,8 @@ class WarcFileWriter:
             name = f"{self.prefix}-{stamp}-{self._serial:05d}{ext}"
             self._serial += 1
             try:
-                fh = (self.directory / name).open("xb")
+                # unbuffered: a record the disk refused is cut off, not kept for a later flush
+                fh = (self.directory / name).open("xb", buffering=0)
             except FileExistsError:
                 continue  # another writer took this serial: take the next one
             except OSError as exc:
@@ -787,7 +789,11 @@ class WarcFileWriter:
             ("Content-Length", str(len(info))),
             ("WARC-Block-Digest", _sha1(info)),
         ]
-        self._emit(_record_bytes(headers, info))
+        try:
+            self._emit(_record_bytes(headers, info))
+        except StoreError:
+            self._size = self.max_bytes  # no warcinfo: the next record starts a new file
+            raise
         return fh
 
     def _emit(self, record: bytes, dictionary: bytes | None = None, key: str = "") -> WarcPointer:
@@ -887,9 +893,14 @@ class WarcFileWriter:
         self.last_record = record
         offset = self._size
         try:
-            self._fh.write(member)
+            write_all(self._fh, member)
         except OSError as exc:
-            raise StoreError(f"cannot write to WARC file {self._name!r}: {exc.strerror or exc}") from exc
+            # what reached the file of this record goes, so the file ends with a whole record
+            if not cut_back(self._fh, offset):
+                self._size = self.max_bytes  # it could not be cut: the next record starts a new file
+            raise disk_error(exc, self.directory / self._name) or StoreError(
+                f"cannot write to WARC file {self._name!r}: {exc.strerror or exc}"
+            ) from exc
         self._size += len(member)
         return WarcPointer(self._name, offset, len(member))
 

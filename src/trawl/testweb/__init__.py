@@ -5,6 +5,6 @@
 """
 
 from trawl.testweb.server import LogEntry, ServerThread, TestWebServer
-from trawl.testweb.site import SPECIAL_HOSTS, Reply, TestWeb
+from trawl.testweb.site import FAULT_KINDS, SPECIAL_HOSTS, Reply, TestWeb
 
-__all__ = ["SPECIAL_HOSTS", "LogEntry", "Reply", "ServerThread", "TestWeb", "TestWebServer"]
+__all__ = ["FAULT_KINDS", "SPECIAL_HOSTS", "LogEntry", "Reply", "ServerThread", "TestWeb", "TestWebServer"]

@@ -15,7 +15,10 @@ from the server's side, as a webmaster would check it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -41,7 +44,9 @@ _REASONS = {
     421: "Misdirected Request",
     429: "Too Many Requests",
     500: "Internal Server Error",
+    502: "Bad Gateway",
     503: "Service Unavailable",
+    504: "Gateway Timeout",
 }
 _MAX_HEAD = 65536
 _MAX_BODY = 1 << 20  # a request body (hub.test's forms): more closes the connection
@@ -88,6 +93,7 @@ class _Connection(asyncio.Protocol):
         self.waiting: tuple[str, str, dict[str, str], int] | None = None
         self.busy = False
         self.closed = False
+        self.gone: asyncio.Future[None] | None = None  # set when the client leaves (mode "hang")
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
@@ -95,6 +101,8 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self.gone is not None and not self.gone.done():
+            self.gone.set_result(None)
         self.server._connections.discard(self)
 
     def data_received(self, data: bytes) -> None:
@@ -199,7 +207,19 @@ class _Connection(asyncio.Protocol):
             if reply.mode == "normal":
                 self._write(method, host, target, reply, start=start, keep_alive=keep_alive)
                 return
-            if reply.mode == "garbage":
+            if reply.mode == "hang":  # nothing: the request ends when the client gives up
+                self.gone = asyncio.get_running_loop().create_future()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(self.gone), 60)
+                self._close()
+            elif reply.mode == "reset":  # SO_LINGER 0: the close sends a TCP RST
+                sock = self.transport.get_extra_info("socket")
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.transport.abort()
+                self.closed = True
+            elif reply.mode == "garbage":
                 self.transport.write(reply.body)
                 sent = len(reply.body)
                 self._close()

@@ -21,8 +21,11 @@ conditional requests get ``304``; the host's ``/sitemap.xml`` gives each page's 
 
 With ``special=True`` the web also holds the hosts a crawler must survive (see
 :data:`SPECIAL_HOSTS`): slow, failing, rate-limiting, refusing, garbage-speaking, dripping,
-lying about lengths, gzip bombs, endless bodies, redirect loops, traps, huge/malformed/5xx/
-redirected robots.txt, a recursive sitemap index, documents (PDF, DOCX) and feeds.
+lying about lengths (both ways), gzip, br, zstd and stacked-coding bombs, huge headers, endless
+bodies, redirect loops and redirects to other schemes, traps, huge/binary/slow/malformed/5xx/
+redirected robots.txt, invalid UTF-8 and NUL bytes, a recursive sitemap index, documents (PDF,
+DOCX) and feeds (recursive ones, and XML bombs; docs/hostile.md lists every case); and the fault
+hosts ``KIND.fault.test`` (:data:`FAULT_KINDS`), healthy for a while, then failing in one way each.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from html import escape
 from trawl.demo_content import SITES, Site
 from trawl.testweb.hub import Hub
 
-__all__ = ["PUSH_FEEDS", "SPECIAL_HOSTS", "TOPICS", "TOPIC_NAMES", "Reply", "TestWeb"]
+__all__ = ["FAULT_KINDS", "PUSH_FEEDS", "SPECIAL_HOSTS", "TOPICS", "TOPIC_NAMES", "Reply", "TestWeb"]
 
 #: The hosts that misbehave, and how (all present when ``special=True``).
 SPECIAL_HOSTS: dict[str, str] = {
@@ -69,6 +72,8 @@ SPECIAL_HOSTS: dict[str, str] = {
     "robots5xx.test": "robots.txt answers 503 (the host must not be crawled)",
     "robotsredirect.test": "robots.txt redirects to /policy.txt, which disallows /secret/",
     "delay.test": "robots.txt asks for Crawl-delay: 0.2",
+    "fault.test": "lists the fault hosts KIND.fault.test (FAULT_KINDS; linked from nowhere: seed them), "
+    "each healthy for its first TestWeb.fault_after page requests, then faulty in its own way",
     "sitemaps.test": "robots.txt lists a sitemap index that includes itself, a gzipped and a text sitemap",
     "docs.test": "PDF and DOCX documents, and a PNG image (a type the crawler refuses on its headers)",
     "news.test": "RSS and Atom feeds whose items change often (a story every news_interval s), "
@@ -77,9 +82,36 @@ SPECIAL_HOSTS: dict[str, str] = {
     "hub.test": "a WebSub hub (trawl.testweb.hub) for news.test/push/*.xml: verifies subscriptions by "
     "calling back, pushes signed content at once and on TestWeb.hub.publish; /hostile pushes forged, "
     "unsigned and oversized bodies and verifications nobody asked for; /refuse answers 403",
+    "codings.test": "decompression bombs in other content codings (64 MiB of zeros each): /br, /zstd, "
+    "and stacked codings /gzip-gzip (Content-Encoding: gzip, gzip) and /gzip-br",
+    "headers.test": "huge response headers: /line sends one 1 MiB header line, /many 10,000 header lines",
+    "smuggle.test": "a Content-Length shorter than the body: the bytes past it are a forged second answer "
+    "on the keep-alive connection",
+    "slowrobots.test": "robots.txt answers only after 3 s (past a crawler's read timeout)",
+    "binrobots.test": "robots.txt is 8 KiB of random bytes (application/octet-stream)",
+    "dirty.test": "invalid UTF-8 and NUL bytes in a link's URL, a header, the title, the meta description, "
+    "anchor text and the text, under a charset=utf-8 header",
     "script.test": "pages a script builds: a <noscript> shell whose links and text come from /api/page "
     "(JSON, fetched by /app.js); robots.txt disallows /track/, which the script also calls; "
     "/hostile/loop.html never stops running, /hostile/oom.html eats memory (linked from nowhere)",
+}
+
+#: The fault hosts ``KIND.fault.test``: what each does once its first ``TestWeb.fault_after``
+#: page requests (robots.txt, a 404, not counted) have been answered well.
+FAULT_KINDS: dict[str, str] = {
+    "500": "answers 500",
+    "502": "answers 502",
+    "504": "answers 504",
+    "503": "answers 503 without Retry-After",
+    "503-retry": "answers 503 with Retry-After: 1",
+    "429": "answers 429 without Retry-After",
+    "429-retry": "answers 429 with Retry-After: 1",
+    "slow": "answers after TestWeb.slow_seconds (it slows down mid-crawl)",
+    "hang": "never answers (the client's timeout ends each request)",
+    "reset": "resets the connection without answering (TCP RST); its healthy answers say Connection: "
+    "close, so that every request has a connection of its own",
+    "flaky": "answers 500 to every other request (its errors come and go)",
+    "blip": "answers 500 to TestWeb.fault_blip requests, then is healthy again",
 }
 
 _ENCODINGS: dict[str, tuple[str, ...]] = {
@@ -152,6 +184,7 @@ _FILLER = tuple(_FILLER_WORDS.split())
 _GZIP_BOMB_SIZE = 16 << 20
 _EPOCH = 1709294400.0  # 2024-03-01T12:00:00Z: server time 0, for Last-Modified
 _BIG_ROBOTS_SIZE = 10 << 20
+_CODING_BOMB_SIZE = 64 << 20
 
 
 @dataclass(slots=True)
@@ -160,7 +193,8 @@ class Reply:
 
     ``mode``: ``normal``; ``garbage`` (non-HTTP bytes, then close); ``drip`` (headers, then one
     body byte every ``drip_interval`` s); ``stream`` (a chunked body that never ends); ``short``
-    (``Content-Length`` says more than is sent, then close).
+    (``Content-Length`` says more than is sent, then close); ``hang`` (nothing, until the client
+    leaves); ``reset`` (the connection reset at once). The server logs the last two as status 0.
     """
 
     status: int
@@ -205,6 +239,28 @@ def _gzip_bomb() -> bytes:
 
 
 @cache
+def _coding_bomb(codings: str) -> bytes:
+    """64 MiB of zeros under ``codings`` (a Content-Encoding value, applied left to right); ``b""``
+    when a coding's module (brotli, zstandard: optional extras) is missing."""
+    data = bytes(_CODING_BOMB_SIZE)
+    for coding in (c.strip() for c in codings.split(",")):
+        try:
+            if coding == "gzip":
+                data = gzip.compress(data, 9, mtime=0)
+            elif coding == "br":
+                import brotli  # type: ignore[import-untyped]  # noqa: PLC0415 - optional extra
+
+                data = brotli.compress(data, quality=5)
+            elif coding == "zstd":
+                import zstandard  # noqa: PLC0415 - optional extra
+
+                data = zstandard.ZstdCompressor(level=3).compress(data)
+        except ImportError:
+            return b""
+    return data
+
+
+@cache
 def _big_robots() -> bytes:
     lines = [b"User-agent: *\n"]
     size = 14
@@ -231,6 +287,34 @@ def _hint_bomb(prefix: bytes) -> bytes:
     out += [packer.compress(chunk) for _ in range(_HINT_BOMB_SIZE >> 20)]
     out.append(packer.flush())
     return b"".join(out)
+
+
+#: redirects.test/scheme/NAME: where each redirects (to schemes a crawler must not follow, and https)
+_SCHEME_REDIRECTS = {
+    "https": "https://redirects.test/final",
+    "ftp": "ftp://redirects.test/pub/file.txt",
+    "file": "file:///etc/passwd",
+    "data": "data:text/html,<a href='http://redirects.test/final'>x</a>",
+    "javascript": "javascript:alert(1)",
+    "mailto": "mailto:root@redirects.test",
+}
+
+#: dirty.test/: invalid UTF-8 (a lone continuation byte, an overlong form, a surrogate) and NUL
+#: bytes in the title, the meta description, link URLs, anchor text and text, sent as UTF-8
+DIRTY_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Dirty \xff\xfe title\x00 here</title>"
+    b'<meta name="description" content="desc \x00 with \xc3\x28 bad"></head>'
+    b"<body><h1>Dirty\x00 heading</h1><p>Text with a NUL \x00 and bad bytes \xff\xfe\xc0\xaf and a "
+    b"surrogate \xed\xa0\x80 in the middle of words enough to keep.</p>"
+    b'<p><a href="/p/\xff\x00.html">anchor \x00 text \xfe</a> <a href="/p/%00%ff.html">escaped</a> '
+    b'<a href="/p/0.html">fine</a></p></body></html>'
+)
+
+#: a DTD that asks for a local file and a URL: an XML parser that resolves external entities leaks
+_XXE_DTD = (
+    b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">'
+    b'<!ENTITY net SYSTEM "http://news.test/limits/leak">]>'
+)
 
 
 def _hostile_sitemap(name: str) -> Reply:
@@ -277,6 +361,11 @@ def _hostile_sitemap(name: str) -> Reply:
             f"<urlset {_SITEMAP_NS}><url><loc>http://sitemaps.test/broken/0.html</loc></url>"
             "<url><loc>http://sitemaps.test/broken/1.html</loc></url><url><loc>http://sitemaps.te"
         ).encode()
+    elif name == "xxe.xml":  # not in index.xml: a seed
+        body = _XXE_DTD + (
+            f"<urlset {_SITEMAP_NS}><url><loc>http://sitemaps.test/xxe/&xxe;.html</loc></url>"
+            "<url><loc>http://sitemaps.test/xxe/&net;.html</loc></url></urlset>".encode()
+        )
     elif name == "entities.xml":
         body = (
             b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
@@ -328,6 +417,31 @@ def _hostile_feed(name: str) -> Reply:
             )
             + "</channel></rss>"
         ).encode()
+    elif name in ("self.xml", "loop.xml"):  # feeds whose entries are themselves and each other
+        links = ("self.xml", "loop.xml")
+        body = (
+            f'<rss version="2.0"><channel><title>{name}</title>'
+            + "".join(
+                f"<item><title>{n}</title><link>http://news.test/limits/{n}</link></item>" for n in links
+            )
+            + f"<item><title>story</title><link>http://news.test/recursion/{name[:-4]}.html</link></item>"
+            "</channel></rss>"
+        ).encode()
+    elif name == "entities.xml":
+        body = (
+            b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+            + b"".join(
+                f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode()
+                for i in range(1, 10)
+            )
+            + b']><rss version="2.0"><channel><item><title>&lol9;</title>'
+            b"<link>http://news.test/laughs/&lol9;.html</link></item></channel></rss>"
+        )
+    elif name == "xxe.xml":
+        body = _XXE_DTD + (
+            b'<rss version="2.0"><channel><item><title>&xxe;</title><link>http://news.test/xxe/&xxe;.html</link>'
+            b"</item><item><title>net</title><link>http://news.test/xxe/&net;.html</link></item></channel></rss>"
+        )
     elif name == "broken.xml":
         body = (
             b'<rss version="2.0"><channel><item><title>A</title><link>http://news.test/broken/0.html</link></item>'
@@ -387,6 +501,8 @@ class TestWeb:
         homophily: float = 0.8,
         validators: str = "honest",
         news_interval: float = 10.0,
+        fault_after: int = 4,
+        fault_blip: int = 3,
     ) -> None:
         if hosts < 1 or pages < 2:
             raise ValueError(f"a test web needs at least 1 host and 2 pages per host, not {hosts}, {pages}")
@@ -397,6 +513,11 @@ class TestWeb:
         self.cross_links = cross_links
         self.change_rates = tuple(change_rates) or (0.0,)
         self.slow_seconds = slow_seconds
+        if fault_after < 0 or fault_blip < 0:
+            raise ValueError(f"fault_after and fault_blip count requests, not {fault_after}, {fault_blip}")
+        self.fault_after = fault_after  # healthy page requests of a fault host (FAULT_KINDS)
+        self.fault_blip = fault_blip  # faulty ones of blip.fault.test before it recovers
+        self._fault_requests: dict[str, int] = {}  # page requests each fault host has had
         self.start = start  # the time (server clock) at which every page is at version 0
         # every article page says when it was served and shows a rotating ad: bytes that change
         # on every request while the page does not (what a revisit must not take for a change)
@@ -437,6 +558,8 @@ class TestWeb:
         if self.special:
             _gzip_bomb()
             _big_robots()
+            for coding in ("br", "zstd", "gzip, gzip", "gzip, br"):
+                _coding_bomb(coding)
 
     def prerender(self, now: float = 0.0) -> int:
         """Render every article page of the ordinary hosts (and its print version) into the cache
@@ -462,6 +585,8 @@ class TestWeb:
         host = host.split(":", 1)[0].lower()
         if host in SPECIAL_HOSTS:
             return self.special and host != "nxdomain.test"
+        if host.endswith(".fault.test"):
+            return self.special and host[: -len(".fault.test")] in FAULT_KINDS
         return self._index(host) is not None
 
     def _index(self, host: str) -> int | None:
@@ -603,6 +728,8 @@ class TestWeb:
             return Reply(status, [("Content-Type", "text/plain")], text)
         if self.special and host in SPECIAL_HOSTS:
             return self._special(host, path, query, headers, now)
+        if self.special and host.endswith(".fault.test") and host[: -len(".fault.test")] in FAULT_KINDS:
+            return self._faulty(host, path)
         return Reply(421, [("Content-Type", "text/plain")], b"no such host here\n")
 
     def _html(self, body: str, encoding: str = "utf-8", declared: str = "header") -> Reply:
@@ -879,6 +1006,11 @@ class TestWeb:
             return Reply(503, [("Content-Type", "text/plain")], b"try later\n")
         if name == "robotsredirect":
             return Reply(301, [("Location", "/policy.txt")])
+        if name == "slowrobots":
+            return Reply(200, [("Content-Type", "text/plain")], b"User-agent: *\nAllow: /\n", delay=3.0)
+        if name == "binrobots":
+            junk = self._rng("binrobots").randbytes(8192)
+            return Reply(200, [("Content-Type", "application/octet-stream")], junk)
         value = text.get(name)
         if value is None:
             return None
@@ -1003,6 +1135,34 @@ class TestWeb:
             )
         return self._not_found()
 
+    def _host_fault(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path != "/":
+            return self._not_found()
+        text = "; ".join(f"{kind}.fault.test {what}" for kind, what in FAULT_KINDS.items())
+        return self._simple_page("Fault hosts", [], f"After {self.fault_after} good answers: {text}.")
+
+    def _faulty(self, host: str, path: str) -> Reply:
+        """A fault host's answer (see :data:`FAULT_KINDS`)."""
+        kind = host[: -len(".fault.test")]
+        healthy = self._generic(host, path)
+        if kind == "reset":
+            healthy.headers.append(("Connection", "close"))
+        if path == "/robots.txt":
+            return healthy  # 404: everything allowed
+        n = self._fault_requests.get(host, 0)
+        self._fault_requests[host] = n + 1
+        k = n - self.fault_after  # the how-manieth request of the fault (0: the first)
+        if k < 0 or (kind == "flaky" and k % 2) or (kind == "blip" and k >= self.fault_blip):
+            return healthy
+        if kind == "slow":
+            healthy.delay = self.slow_seconds
+            return healthy
+        if kind in ("hang", "reset"):
+            return Reply(0, mode=kind)
+        status = 500 if kind in ("flaky", "blip") else int(kind[:3])
+        retry = [("Retry-After", "1")] if kind.endswith("-retry") else []
+        return Reply(status, [*retry, ("Content-Type", "text/plain")], b"fault\n")
+
     def _host_fail(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
         return Reply(500, [("Content-Type", "text/plain")], b"internal error\n")
 
@@ -1041,6 +1201,46 @@ class TestWeb:
             200, [("Content-Type", "text/html")], b"<html><body>" + b"<p>more</p>" * 6000, mode="stream"
         )
 
+    def _host_codings(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        codings = {"/br": "br", "/zstd": "zstd", "/gzip-gzip": "gzip, gzip", "/gzip-br": "gzip, br"}
+        if path == "/":
+            return self._simple_page("Codings", [(p, c) for p, c in codings.items()])
+        coding = codings.get(path)
+        bomb = _coding_bomb(coding) if coding is not None else b""
+        if not bomb:
+            return self._not_found()
+        return Reply(200, [("Content-Type", "text/html"), ("Content-Encoding", coding or "")], bomb)
+
+    def _host_headers(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path == "/line":
+            return Reply(200, [("Content-Type", "text/html"), ("X-Huge", "x" * (1 << 20))], b"<p>line</p>")
+        if path == "/many":
+            many = [(f"X-{i}", "y") for i in range(10_000)]
+            return Reply(200, [("Content-Type", "text/html"), *many], b"<p>many</p>")
+        if path == "/":
+            links = [("/line", "one huge line"), ("/many", "many lines"), ("/p/0.html", "a page")]
+            return self._simple_page("Headers", links)
+        return self._generic("headers.test", path)
+
+    def _host_smuggle(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path != "/":
+            return self._generic("smuggle.test", path)
+        page = b'<html><body><a href="/p/0.html">p0</a> <a href="/p/1.html">p1</a></body></html>'
+        forged = b"HTTP/1.1 200 OK\r\nContent-Length: 23\r\n\r\n<p>SMUGGLED ANSWER</p>\n"
+        return Reply(200, [("Content-Type", "text/html"), ("Content-Length", str(len(page)))], page + forged)
+
+    def _host_slowrobots(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return self._generic("slowrobots.test", path)
+
+    def _host_binrobots(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        return self._generic("binrobots.test", path)
+
+    def _host_dirty(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
+        if path != "/":
+            return self._generic("dirty.test", path)
+        dirty = [("Content-Type", "text/html; charset=utf-8"), ("X-Dirty", "a\x00b\xffc")]
+        return Reply(200, dirty, DIRTY_PAGE)
+
     def _host_redirects(self, path: str, query: str, headers: dict[str, str], now: float) -> Reply:
         if path == "/":
             links = [
@@ -1070,6 +1270,10 @@ class TestWeb:
             return Reply(302, [("Location", "http://127.0.0.1:9/admin")])
         if path == "/metadata":
             return Reply(302, [("Location", "http://169.254.169.254/latest/meta-data/")])
+        if path == "/schemes":  # linked from nowhere: a seed
+            return self._simple_page("Schemes", [(f"/scheme/{name}", name) for name in _SCHEME_REDIRECTS])
+        if path.startswith("/scheme/") and path[8:] in _SCHEME_REDIRECTS:
+            return Reply(302, [("Location", _SCHEME_REDIRECTS[path[8:]])])
         if path == "/final":
             return self._simple_page("Final destination", [])
         return self._not_found()
