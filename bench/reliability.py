@@ -132,12 +132,14 @@ def _guarded(job: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 
 def part_fuzz(seconds: float) -> dict[str, Any]:
-    """``bench/fuzz.py`` for ``seconds`` a parser; its JSON."""
-    result = OUT / "fuzz.json"
-    cmd = [sys.executable, str(ROOT / "bench" / "fuzz.py"), "--seconds", str(seconds), "--json", str(result)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    """``bench/fuzz.py`` for ``seconds`` a parser (findings kept in ``bench/out/fuzz/``, not
+    saved as fixtures: that is for a fuzzing session to decide); its JSON."""
+    result = OUT / "reliability-fuzz.json"
+    result.unlink(missing_ok=True)  # never a stale run's figures
+    cmd = [sys.executable, str(ROOT / "bench" / "fuzz.py"), "--seconds", str(seconds), "--no-save"]
+    proc = subprocess.run([*cmd, "--out", str(result)], cwd=ROOT, capture_output=True, text=True, check=False)
     if not result.exists():
-        return {"error": f"bench/fuzz.py: {proc.stderr[-1000:]}"}
+        return {"error": f"bench/fuzz.py exited {proc.returncode}: {proc.stderr[-1000:]}"}
     data: dict[str, Any] = json.loads(result.read_text(encoding="utf-8"))
     data["returncode"] = proc.returncode
     return data

@@ -201,6 +201,14 @@ CASES: list[HostileCase] = [
         (f"{_HERE}::test_hostile_pdf_that_spins_is_cut_off_by_the_guard",),
     ),
     HostileCase(
+        "office-slow", "Office files that hang their parsers",
+        "a DOCX of 60,000 paragraphs (8 MiB of XML, under every byte and ratio budget) converted "
+        "under a 0.1 s guard: Office parsing is linear in the budgeted bytes, so a file that runs "
+        "long is a large one, and the guard's clock is what bounds it",
+        "the guard's worker is killed at the timeout; the next file converts", "drop/convert/docx-timeout",
+        (f"{_HERE}::test_hostile_office_file_past_the_guard_s_time_is_cut_off",),
+    ),
+    HostileCase(
         "office-bombs", "Office files that break their parsers",
         "a DOCX zip bomb, one declaring a 4 GiB member, a cut one, a 2,000-deep RTF",
         "refused by the byte budget and the depth bound, within seconds",
@@ -561,6 +569,59 @@ def test_hostile_pdf_that_spins_is_cut_off_by_the_guard() -> None:
         assert spun.dropped == "pdf-timeout", (spun.dropped, spun.message)
         assert seconds < 10
         after = convert_bytes(good.data, filename=good.name, guard=guard)  # a fresh worker goes on
+        assert after.dropped is None and after.converted is not None and after.converted.text
+
+
+def big_docx(paragraphs: int = 60_000) -> bytes:
+    """A DOCX of ``paragraphs`` paragraphs of twelve varied words: ~8 MiB of XML in ~2 MiB of
+    ZIP, inside every byte and compression-ratio budget (no bomb: only large)."""
+    import io
+    import random
+    import zipfile
+
+    rng = random.Random(35)
+    words = ["alpha", "river", "stone", "cloud", "ember", "north", "quill", "maple", "orbit", "delta"]
+    lines = (
+        " ".join(f"{rng.choice(words)}{rng.randint(0, 999)}" for _ in range(12)) for _ in range(paragraphs)
+    )
+    body = "".join(f"<w:p><w:r><w:t>{line}</w:t></w:r></w:p>" for line in lines)
+    ns = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    main = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            f'<Override PartName="/word/document.xml" ContentType="{main}"/></Types>',
+        )
+        zf.writestr(
+            "word/document.xml",
+            f'<?xml version="1.0"?><w:document xmlns:w="{ns}"><w:body>{body}</w:body></w:document>',
+        )
+    return buf.getvalue()
+
+
+def test_hostile_office_file_past_the_guard_s_time_is_cut_off() -> None:
+    """An Office file whose conversion runs past the guard's time is cut off and counted as
+    ``docx-timeout``, and the guard's fresh worker converts the next file. (No Office input spins
+    the parsers: they read a byte budget once, so the slowest is the largest the budget admits;
+    this one takes ~0.5 s here, against a 0.1 s guard.)"""
+    pytest.importorskip("docx")
+    from tests.convert.corpus import build
+    from trawl.convert.guard import Guard
+    from trawl.convert.registry import convert_bytes
+
+    data = big_docx()
+    whole = convert_bytes(data, filename="big.docx")  # unguarded: it converts, it is only large
+    assert whole.dropped is None and whole.converted is not None and whole.converted.text
+    good = build("docx", seed=5, size=3)
+    with Guard(timeout=0.1) as guard:
+        t0 = time.perf_counter()
+        cut = convert_bytes(data, filename="big.docx", guard=guard)
+        assert cut.dropped == "docx-timeout", (cut.dropped, cut.message)
+        assert time.perf_counter() - t0 < 10
+        guard.timeout = 30.0  # the same guard goes on (its worker was killed: a fresh one starts)
+        after = convert_bytes(good.data, filename=good.name, guard=guard)
         assert after.dropped is None and after.converted is not None and after.converted.text
 
 
