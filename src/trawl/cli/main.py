@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "dedup",
     "stats",
     "freshness",
+    "serve",
     "demo",
 )
 

@@ -1,0 +1,477 @@
+"""The ASGI application of ``trawl serve``: server-rendered pages, each also a JSON endpoint.
+
+Every page ``/X`` has its data at ``/api/X``; ``/api/openapi.json`` describes every ``/api`` route.
+Collections are reached only by the short names given at start (``/c/<name>/...``): no path
+parameter is ever joined to a file system path, and a document key must be one the side index
+(:mod:`trawl.web.index`) holds. Security: responses carry ``Content-Security-Policy:
+default-src 'self'`` and ``X-Content-Type-Options: nosniff``; templates autoescape; a raw capture
+is sent as ``text/plain`` or a download, never as HTML from this origin. Writes (``POST``) need
+``Authorization: Bearer <token>``; with ``token_for_reads`` (a non-loopback ``--host``) every
+route does, or the cookie the ``/login`` form sets.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+import orjson
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from trawl import __version__
+from trawl.errors import RecordNotFound
+from trawl.store.collection import Collection
+from trawl.web.index import DocFilter, DocIndex
+
+__all__ = ["SECURITY_HEADERS", "Served", "create_app", "short_names"]
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+COOKIE = "trawl_token"
+PER_PAGE = 50
+_KEY = re.compile(r"^[0-9a-f]{16}$")
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+}
+
+
+@dataclass(slots=True)
+class Served:
+    """One collection being served: its short name, directory and side index."""
+
+    name: str
+    path: Path
+    index: DocIndex
+
+
+def short_names(paths: Sequence[Path]) -> list[str]:
+    """A URL-safe short name per collection: its directory's name, ``-2``, ``-3``... when taken."""
+    names: list[str] = []
+    for path in paths:
+        base = re.sub(r"[^A-Za-z0-9._-]+", "-", Path(path).resolve().name).strip("-.") or "collection"
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    body = orjson.dumps(data, default=_jsonable, option=orjson.OPT_NON_STR_KEYS)
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes | bytearray):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+class _Security:
+    """Pure ASGI middleware: the security headers on every response, and the token check."""
+
+    def __init__(self, app: ASGIApp, token: str | None, token_for_reads: bool) -> None:
+        self.app = app
+        self.token = token
+        self.token_for_reads = token_for_reads
+
+    def allowed(self, scope: Scope) -> bool:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        method = scope.get("method", "GET")
+        path = str(scope.get("path", ""))
+        write = method not in ("GET", "HEAD", "OPTIONS")
+        if path.startswith("/static/") or (path == "/login" and self.token_for_reads):
+            return True
+        if not write and not self.token_for_reads:
+            return True
+        if self.token is None:  # no token configured: nothing that needs one is reachable
+            return False
+        given = ""
+        auth = headers.get("authorization", "")
+        if auth[:7].lower() == "bearer ":
+            given = auth[7:].strip()
+        elif not write:  # the browser's login cookie opens pages, never writes (no CSRF)
+            for part in headers.get("cookie", "").split(";"):
+                name, _, value = part.strip().partition("=")
+                if name == COOKIE:
+                    given = value
+        return bool(given) and hmac.compare_digest(given.encode(), self.token.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                for name, value in SECURITY_HEADERS.items():
+                    if name.encode() not in present:
+                        headers.append((name.encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        if not self.allowed(scope):
+            path = str(scope.get("path", ""))
+            if self.token_for_reads and not path.startswith("/api/") and scope.get("method") == "GET":
+                response: Response = RedirectResponse("/login", status_code=303)
+            else:
+                response = _json(
+                    {"error": "unauthorized", "detail": "send Authorization: Bearer <token>"}, 401
+                )
+                response.headers["www-authenticate"] = 'Bearer realm="trawl"'
+            await response(scope, receive, send_secured)
+            return
+        await self.app(scope, receive, send_secured)
+
+
+class _Pages:
+    """The route handlers; each page renders a template or, under ``/api``, returns its data."""
+
+    def __init__(self, served: Mapping[str, Served], token_for_reads: bool) -> None:
+        self.served = served
+        self.token_for_reads = token_for_reads
+        self.env = Environment(
+            loader=FileSystemLoader(str(TEMPLATES)),
+            autoescape=select_autoescape(default=True, default_for_string=True),
+        )
+        self.env.globals["version"] = __version__
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.env.get_template(template).render(**context), status_code=status)
+
+    def collection(self, request: Request) -> Served:
+        name = str(request.path_params.get("name", ""))
+        found = self.served.get(name)
+        if found is None:
+            raise HTTPException(404, f"no collection named {name!r} is served")
+        found.index.refresh_if_stale()
+        return found
+
+    def known_key(self, served: Served, key: str) -> str:
+        """``key`` when the side index holds it: the only way a request names a document."""
+        if _KEY.match(key):
+            with served.index.connect() as db:
+                if db.execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone():
+                    return key
+        raise HTTPException(404, f"no document {key!r} in collection {served.name!r}")
+
+    @contextmanager
+    def opened(self, served: Served) -> Iterator[Collection]:
+        """The collection, open for one request (so a later ``trawl ingest`` can take it)."""
+        with served.index.collection_lock:
+            try:
+                coll = Collection.open(served.path)
+                coll.table  # noqa: B018 - opens RocksDB now, so a busy collection is said here
+            except Exception as exc:
+                raise HTTPException(503, f"collection {served.name!r} cannot be read now: {exc}") from exc
+            try:
+                yield coll
+            finally:
+                coll.close()
+
+    @staticmethod
+    def api(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    # -- pages ---------------------------------------------------------------------------------
+
+    def _home(self) -> dict[str, Any]:
+        out = []
+        for s in self.served.values():
+            s.index.refresh_if_stale()
+            summary = s.index.summary()
+            out.append(
+                {
+                    "name": s.name,
+                    "documents": summary["documents"],
+                    "hosts": summary["hosts"],
+                    "bytes": summary["bytes"],
+                    "url": f"/c/{s.name}/",
+                }
+            )
+        return {"version": __version__, "collections": out}
+
+    async def home(self, request: Request) -> Response:
+        """The collections served, with their counts and sizes."""
+        data = await run_in_threadpool(self._home)
+        if self.api(request):
+            return _json(data)
+        return self.page("home.html", **data)
+
+    def _overview(self, served: Served) -> dict[str, Any]:
+        return {"name": served.name, "note": served.index.note, **served.index.summary()}
+
+    async def overview(self, request: Request) -> Response:
+        """One collection's counts: documents, hosts, languages, formats, statuses, bytes, dates."""
+        served = self.collection(request)
+        data = await run_in_threadpool(self._overview, served)
+        if self.api(request):
+            return _json(data)
+        return self.page("collection.html", c=data)
+
+    async def docs(self, request: Request) -> Response:
+        """Documents filtered by host, URL prefix, language, format, status, date, duplicate
+        cluster and full-text query ``q``, ``per_page`` at a time (``page`` from 1)."""
+        served = self.collection(request)
+        p = request.query_params
+        flt = DocFilter(
+            host=p.get("host", ""),
+            prefix=p.get("prefix", ""),
+            lang=p.get("lang", ""),
+            format=p.get("format", ""),
+            status=p.get("status", ""),
+            date_from=p.get("from", ""),
+            date_to=p.get("to", ""),
+            dup=p.get("dup", ""),
+            q=p.get("q", "").strip(),
+        )
+        try:
+            page = max(1, int(p.get("page", "1")))
+            per_page = min(500, max(1, int(p.get("per_page", str(PER_PAGE)))))
+        except ValueError as exc:
+            raise HTTPException(400, "page and per_page must be whole numbers") from exc
+        rows, total = await run_in_threadpool(served.index.documents, flt, page=page, per_page=per_page)
+        pages = max(1, -(-total // per_page))
+        base = {k: v for k, v in flt.as_dict().items() if v}
+        data = {
+            "collection": served.name,
+            "filter": flt.as_dict(),
+            "page": page,
+            "per_page": per_page,
+            "pages": pages,
+            "total": total,
+            "documents": [
+                {**r, "doc": f"/c/{served.name}/doc/{r['key']}", "raw": f"/c/{served.name}/raw/{r['key']}"}
+                for r in rows
+            ],
+        }
+        if self.api(request):
+            return _json(data)
+        prev_url = f"?{urlencode({**base, 'page': page - 1})}" if page > 1 else ""
+        next_url = f"?{urlencode({**base, 'page': page + 1})}" if page < pages else ""
+        return self.page("docs.html", d=data, prev_url=prev_url, next_url=next_url, note=served.index.note)
+
+    def _journey(self, served: Served, key: str) -> dict[str, Any]:
+        with self.opened(served) as coll:
+            try:
+                from trawl.web.journey import journey  # noqa: PLC0415 - written beside this module
+            except ImportError:  # the journey module is not there: the stored record as it is
+                try:
+                    return coll.find(key).as_dict()
+                except RecordNotFound as exc:
+                    raise HTTPException(404, str(exc)) from exc
+            try:
+                return dict(journey(coll, key))
+            except RecordNotFound as exc:
+                raise HTTPException(404, str(exc)) from exc
+
+    async def doc(self, request: Request) -> Response:
+        """One document's journey through every stage (request, bytes, decoding, extraction,
+        language, fingerprints, duplicates, versions, anchors, units)."""
+        served = self.collection(request)
+        key = self.known_key(served, str(request.path_params["key"]))
+        data = await run_in_threadpool(self._journey, served, key)
+        if self.api(request):
+            return _json(data)
+        context: dict[str, Any] = {"c": {"name": served.name}, "key": key, "journey": data}
+        if (TEMPLATES / "doc.html").is_file():
+            return self.page("doc.html", **context)
+        return self.page("doc_generic.html", **context)
+
+    def _raw(self, served: Served, key: str) -> tuple[bytes, str, str]:
+        with self.opened(served) as coll:
+            try:
+                record = coll.find(key)
+                doc = coll.read(record)
+            except RecordNotFound as exc:
+                raise HTTPException(404, str(exc)) from exc
+            encoding = str(record.cells.get("meta", {}).get("decode", {}).get("encoding") or "")
+            declared = str(record.capture.get("sniffed_type") or record.capture.get("declared_type") or "")
+        return doc.raw, declared, encoding
+
+    async def raw(self, request: Request) -> Response:
+        """The stored capture's payload bytes: ``text/plain`` for text, else a download (never
+        rendered as a page from this origin). ``?download=1`` always downloads."""
+        served = self.collection(request)
+        key = self.known_key(served, str(request.path_params["key"]))
+        body, declared, encoding = await run_in_threadpool(self._raw, served, key)
+        texty = declared.startswith("text/") or declared.endswith(("+xml", "/xml", "/json"))
+        headers = {"content-security-policy": "default-src 'none'; sandbox"}
+        if texty and not request.query_params.get("download"):
+            charset = encoding if re.fullmatch(r"[A-Za-z0-9._:-]{1,40}", encoding) else "utf-8"
+            return Response(body, media_type=f"text/plain; charset={charset}", headers=headers)
+        headers["content-disposition"] = f'attachment; filename="{key}.bin"'
+        return Response(body, media_type="application/octet-stream", headers=headers)
+
+    async def reindex(self, request: Request) -> Response:
+        """Rebuild the collection's side index now (needs the token): counts of rows added,
+        updated, removed and scanned."""
+        served = self.collection(request)
+        try:
+            counts = await run_in_threadpool(served.index.refresh, force=True)
+        except HTTPException:
+            raise
+        except Exception as exc:
+            raise HTTPException(503, f"collection {served.name!r} cannot be read now: {exc}") from exc
+        return _json({"collection": served.name, **counts})
+
+    async def openapi(self, request: Request) -> Response:
+        """This description."""
+        return _json(openapi_schema(self.routes_api))
+
+    async def login(self, request: Request) -> Response:
+        """The token form (for a server on a non-loopback address); sets an HttpOnly cookie."""
+        if request.method == "GET":
+            return self.page("login.html", failed=False)
+        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+        token = (form.get("token") or [""])[0]
+        app_token = request.app.state.token
+        if app_token and token and hmac.compare_digest(token.encode(), app_token.encode()):
+            response = RedirectResponse("/", status_code=303)
+            response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+            return response
+        return self.page("login.html", status=401, failed=True)
+
+    routes_api: list[Route]
+
+
+#: the OpenAPI description of each /api route: (summary, parameters, response description)
+_PARAMS: dict[str, list[tuple[str, str, str]]] = {
+    "/api/c/{name}/docs": [
+        ("host", "query", "host name (file: for local files)"),
+        ("prefix", "query", "URL prefix"),
+        ("lang", "query", "language code"),
+        ("format", "query", "sniffed media type"),
+        ("status", "query", "HTTP status, or 'none'"),
+        ("from", "query", "first date, YYYY-MM-DD"),
+        ("to", "query", "last date, YYYY-MM-DD"),
+        ("dup", "query", "'any', 'none', or a cluster's representative"),
+        ("q", "query", "words, all required, in title or text (FTS5)"),
+        ("page", "query", "page number from 1"),
+        ("per_page", "query", "documents per page (1-500, 50)"),
+    ],
+}
+
+
+def openapi_schema(routes: Sequence[Route]) -> dict[str, Any]:
+    """OpenAPI 3.1 for ``routes``, from their docstrings and path parameters."""
+    paths: dict[str, Any] = {}
+    for route in routes:
+        path = route.path.replace("{key:path}", "{key}")
+        doc = (route.endpoint.__doc__ or "").strip()
+        summary = " ".join(doc.split())
+        params = [
+            {"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
+            for p in re.findall(r"{(\w+)(?::\w+)?}", route.path)
+        ]
+        params += [
+            {"name": n, "in": where, "required": False, "schema": {"type": "string"}, "description": d}
+            for n, where, d in _PARAMS.get(route.path, [])
+        ]
+        for method in sorted((route.methods or set()) - {"HEAD"}):
+            op: dict[str, Any] = {
+                "summary": summary.split(". ")[0][:120],
+                "description": summary,
+                "parameters": params,
+                "responses": {
+                    "200": {"description": "the page's data", "content": {"application/json": {}}},
+                    "401": {"description": "the token is missing or wrong"},
+                    "404": {"description": "no such collection or document"},
+                },
+            }
+            if method == "POST":
+                op["security"] = [{"bearer": []}]
+            paths.setdefault(path, {})[method.lower()] = op
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "trawl serve", "version": __version__},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "paths": paths,
+    }
+
+
+def create_app(
+    collections: Sequence[Path] | Mapping[str, Path],
+    token: str | None = None,
+    *,
+    token_for_reads: bool = False,
+    refresh: bool = True,
+) -> Starlette:
+    """The application serving ``collections`` (paths, named by :func:`short_names`, or a
+    mapping of names to paths). ``token``: what writes (and, with ``token_for_reads``, every
+    route) require. ``refresh``: bring each side index up to date now (else on first request)."""
+    if isinstance(collections, Mapping):
+        named = dict(collections)
+    else:
+        named = dict(zip(short_names(collections), collections, strict=True))
+    served: dict[str, Served] = {}
+    for name, given in named.items():
+        path = Path(given).resolve()
+        if not Collection.is_collection(path):
+            Collection.open(path)  # raises CollectionNotFound with the fix
+        index = DocIndex(path, threading.Lock())
+        if refresh:
+            index.refresh_now()
+        served[name] = Served(name, path, index)
+    pages = _Pages(served, token_for_reads)
+    pairs: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
+        ("/", pages.home, ["GET"]),
+        ("/c/{name}/", pages.overview, ["GET"]),
+        ("/c/{name}/docs", pages.docs, ["GET"]),
+        ("/c/{name}/doc/{key:path}", pages.doc, ["GET"]),
+    ]
+    api: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
+        ("/api/collections", pages.home, ["GET"]),
+        ("/api/c/{name}", pages.overview, ["GET"]),
+        ("/api/c/{name}/docs", pages.docs, ["GET"]),
+        ("/api/c/{name}/doc/{key:path}", pages.doc, ["GET"]),
+        ("/api/c/{name}/reindex", pages.reindex, ["POST"]),
+        ("/api/openapi.json", pages.openapi, ["GET"]),
+    ]
+    pages.routes_api = [Route(p, e, methods=m) for p, e, m in api]
+    routes: list[Any] = [Route(p, e, methods=m) for p, e, m in pairs]
+    routes += [
+        Route("/c/{name}/raw/{key:path}", pages.raw, methods=["GET"]),
+        Route("/login", pages.login, methods=["GET", "POST"]),
+        *pages.routes_api,
+        Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+
+    async def error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        if request.url.path.startswith("/api/"):
+            return _json({"error": status, "detail": detail}, status)
+        return pages.page("error.html", status=status, status_code=status, detail=detail)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: error})
+    app.state.token = token
+    app.state.served = served
+    app.add_middleware(_Security, token=token, token_for_reads=token_for_reads)
+    return app
