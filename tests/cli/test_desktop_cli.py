@@ -113,3 +113,20 @@ def test_a_file_excluded_later_leaves_as_excluded_not_deleted(
     assert main(["get", coll, url]) == 0
     out = capsys.readouterr().out
     assert "excluded" in out and "is gone" not in out
+
+
+def test_freshness_of_a_desktop_collection_is_a_clear_error_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder ingest keeps its state in ``frontier/desktop.sqlite``, which is no crawl frontier:
+    ``trawl freshness`` says the collection holds none (it crashed on a missing ``urls`` table)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Some words in a file.", encoding="utf-8")
+    out = tmp_path / "coll"
+    assert main(["ingest", str(folder), "-o", str(out), "--no-progress"]) == 0
+    assert list((out / "frontier").glob("*.sqlite"))  # the desktop state is there
+    capsys.readouterr()
+    code = main(["freshness", str(out)])
+    err = capsys.readouterr().err
+    assert code != 0 and "no crawl frontier" in err, (code, err)

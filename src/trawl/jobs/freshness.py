@@ -108,9 +108,22 @@ def _prior_of(frontier: Path) -> float:
         return DEFAULT_PRIOR
 
 
+def _is_crawl(path: Path) -> bool:
+    """Whether ``path`` is a crawl's frontier (a desktop ingest keeps its state beside them)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            columns = {row[1] for row in db.execute("PRAGMA table_info(urls)")}
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+    return {"fetches", "changes", "last_fetch"} <= columns
+
+
 def freshness(collection: Collection, *, now: float | None = None) -> Freshness:
     """The freshness report of ``collection``'s crawl (every shard's frontier)."""
-    frontiers = sorted((collection.path / "frontier").glob("*.sqlite"))
+    frontiers = [p for p in sorted((collection.path / "frontier").glob("*.sqlite")) if _is_crawl(p)]
     if not frontiers:
         raise InputError(
             f"{str(collection.path)!r} holds no crawl frontier: freshness is for crawled collections"

@@ -12,6 +12,7 @@ route does, or the cookie the ``/login`` form sets.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import re
 import threading
@@ -36,7 +37,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from trawl import __version__
 from trawl.errors import RecordNotFound
 from trawl.store.collection import Collection
+from trawl.web.explain import EXAMPLES, EXPLAINERS, ExplainError, explain
 from trawl.web.index import DocFilter, DocIndex
+from trawl.web.stats import StatsCache, freshness_stats, text_statistics
 
 __all__ = ["SECURITY_HEADERS", "Served", "create_app", "short_names"]
 
@@ -159,6 +162,7 @@ class _Pages:
             autoescape=select_autoescape(default=True, default_for_string=True),
         )
         self.env.globals["version"] = __version__
+        self.stats_cache = StatsCache()
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -341,6 +345,36 @@ class _Pages:
             raise HTTPException(503, f"collection {served.name!r} cannot be read now: {exc}") from exc
         return _json({"collection": served.name, **counts})
 
+    def _text_stats(self, served: Served) -> dict[str, Any]:
+        def compute() -> dict[str, Any]:
+            with self.opened(served) as coll:
+                return text_statistics(coll, served.index)
+
+        return self.stats_cache.get(served.path, "text", compute)
+
+    async def stats(self, request: Request) -> Response:
+        """Term statistics as trawl stats computes them: Zipf and Heaps fits with their plots
+        (inline SVG), hapax legomena, top terms, per-host text share and boilerplate terms."""
+        served = self.collection(request)
+        data = {"collection": served.name, **await run_in_threadpool(self._text_stats, served)}
+        if self.api(request):
+            return _json({k: v for k, v in data.items() if k != "plots"})
+        return self.page("stats.html", c={"name": served.name}, s=data)
+
+    def _freshness(self, served: Served) -> dict[str, Any]:
+        # freshness moves with the clock: recomputed after a minute even when nothing was fetched
+        compute = functools.partial(freshness_stats, served.path)
+        return self.stats_cache.get(served.path, "freshness", compute, max_age=60)
+
+    async def freshness(self, request: Request) -> Response:
+        """Freshness as trawl freshness computes it, overall and per host, and the expected
+        freshness and age over time since the crawl's last fetch (when the crawl revisits)."""
+        served = self.collection(request)
+        data = {"collection": served.name, **await run_in_threadpool(self._freshness, served)}
+        if self.api(request):
+            return _json({k: v for k, v in data.items() if k != "plots"})
+        return self.page("freshness.html", c={"name": served.name}, f=data)
+
     async def openapi(self, request: Request) -> Response:
         """This description."""
         return _json(openapi_schema(self.routes_api))
@@ -358,11 +392,48 @@ class _Pages:
             return response
         return self.page("login.html", status=401, failed=True)
 
+    async def explain_index(self, request: Request) -> Response:
+        """The explain pages: the course's algorithms stepped through on any text."""
+        pages = [{"name": n, "title": t, "url": f"/explain/{n}"} for n, (t, _) in EXPLAINERS.items()]
+        data: dict[str, Any] = {"pages": pages}
+        if self.api(request):
+            return _json(data)
+        return self.page("explain_index.html", **data)
+
+    async def explain(self, request: Request) -> Response:
+        """One algorithm on ``text`` (the page's example when absent): utf8, cavnar (top,
+        langs), fingerprint (n, p, w), simhash (bits, hashes=word:0101..., weights=word:2) or
+        bte (text is HTML)."""
+        name = str(request.path_params["method"])
+        if name not in EXPLAINERS:
+            raise HTTPException(404, f"no explain page {name!r}: choose one of {', '.join(EXPLAINERS)}")
+        params = dict(request.query_params) if "text" in request.query_params else dict(EXAMPLES[name])
+        try:
+            data, error = await run_in_threadpool(explain, name, params), ""
+        except ExplainError as exc:
+            if self.api(request):
+                return _json({"error": 400, "detail": str(exc)}, 400)
+            data, error = {"method": name, "title": EXPLAINERS[name][0]}, str(exc)
+        if self.api(request):
+            return _json(data)
+        return self.page(f"explain_{name}.html", status=400 if error else 200, e=data, q=params, error=error)
+
     routes_api: list[Route]
 
 
 #: the OpenAPI description of each /api route: (summary, parameters, response description)
 _PARAMS: dict[str, list[tuple[str, str, str]]] = {
+    "/api/explain/{method}": [
+        ("text", "query", "the text (HTML for bte), at most 20,000 characters; absent: the example"),
+        ("n", "query", "fingerprint: words per n-gram (3)"),
+        ("p", "query", "fingerprint: keep hashes that are 0 mod p (4)"),
+        ("w", "query", "fingerprint: winnowing window (4)"),
+        ("bits", "query", "simhash: bits of the fingerprint (64; 8 for the textbook example)"),
+        ("hashes", "query", "simhash: given word hashes, word:01100001,... (only those words count)"),
+        ("weights", "query", "simhash: given weights, word:2,... (else term frequency)"),
+        ("top", "query", "cavnar: n-grams listed (50)"),
+        ("langs", "query", "cavnar: languages listed (10)"),
+    ],
     "/api/c/{name}/docs": [
         ("host", "query", "host name (file: for local files)"),
         ("prefix", "query", "URL prefix"),
@@ -445,14 +516,22 @@ def create_app(
         ("/c/{name}/", pages.overview, ["GET"]),
         ("/c/{name}/docs", pages.docs, ["GET"]),
         ("/c/{name}/doc/{key:path}", pages.doc, ["GET"]),
+        ("/c/{name}/stats", pages.stats, ["GET"]),
+        ("/c/{name}/freshness", pages.freshness, ["GET"]),
+        ("/explain/", pages.explain_index, ["GET"]),
+        ("/explain/{method}", pages.explain, ["GET"]),
     ]
     api: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
         ("/api/collections", pages.home, ["GET"]),
         ("/api/c/{name}", pages.overview, ["GET"]),
         ("/api/c/{name}/docs", pages.docs, ["GET"]),
         ("/api/c/{name}/doc/{key:path}", pages.doc, ["GET"]),
+        ("/api/c/{name}/stats", pages.stats, ["GET"]),
+        ("/api/c/{name}/freshness", pages.freshness, ["GET"]),
         ("/api/c/{name}/reindex", pages.reindex, ["POST"]),
         ("/api/openapi.json", pages.openapi, ["GET"]),
+        ("/api/explain", pages.explain_index, ["GET"]),
+        ("/api/explain/{method}", pages.explain, ["GET"]),
     ]
     pages.routes_api = [Route(p, e, methods=m) for p, e, m in api]
     routes: list[Any] = [Route(p, e, methods=m) for p, e, m in pairs]
