@@ -577,6 +577,10 @@ class Crawler:
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
         self._refusal = ""  # why admit() last refused a URL (for seeds)
         self._fetching = 0  # page fetches in flight
+        #: the monitor's view (trawl.crawl.live): the last fetches (time, URL, status, bytes, ms),
+        #: and whether new fetches wait (pause); status 0 is a fetch that got no answer
+        self.recent: deque[tuple[float, str, int, int, float]] = deque(maxlen=50)
+        self.paused = False
         self._contents: dict[int, str] = {}  # a page's main-content digest, from its store to its schedule
         # revisit policies under a budget: each scheduled page's rate, and the solved frequencies
         self._rates: dict[int, float] = {}
@@ -760,6 +764,32 @@ class Crawler:
             return "max-bytes"
         return None
 
+    def pause(self) -> None:
+        """Start no new fetch until :meth:`resume` (those in flight finish)."""
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        self._wake.set()
+
+    def request_stop(self, reason: str) -> None:
+        """End the crawl as a limit would: fetches in flight finish, the rest stays queued."""
+        self._stop = self._stop or reason
+        self.paused = False
+        self._wake.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop is not None
+
+    @property
+    def in_flight(self) -> int:
+        return sum(h.busy for h in self.frontier.hosts.values())
+
+    def politeness_delay(self, h: Host) -> float:
+        """``h``'s gap between requests now (after its last response time)."""
+        return self._politeness_delay(h, h.last_seconds)
+
     def progress(self) -> Progress:
         statuses = {k.rsplit("/", 1)[-1]: v for k, v in self.stats.prefix("fetch/status-class/").items()}
         busy = sum(1 for h in self.frontier.hosts.values() if h.busy)
@@ -925,6 +955,11 @@ class Crawler:
                     self._stop = "store-failed"  # a disk refused a write: what is stored stays
                 if self._stop:
                     break
+                if self.paused:  # the monitor's pause: no new fetch until resumed or stopped
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=0.25)
+                    continue
                 if (
                     s.max_pages is not None
                     and self._fetching
@@ -1282,6 +1317,7 @@ class Crawler:
             resp = head if head is not None else await self._get(e.url, headers, cap, accept)
         except FetchError as exc:
             self.stats.inc(f"fetch/error/{exc.kind}")
+            self.recent.append((time.time(), e.url, 0, 0, round((time.monotonic() - started) * 1000, 1)))
             hc["errors"] += 1
             if exc.kind.startswith("address/"):  # refused before asking: no fault of the host
                 h.next_at = time.monotonic() + self._politeness_delay(h, 0.0)
@@ -1302,6 +1338,7 @@ class Crawler:
         self.stats.inc(f"fetch/status-class/{status // 100}xx")
         self.stats.inc("fetch/bytes", len(resp.body))
         self.bytes_run += len(resp.body)
+        self.recent.append((time.time(), e.url, status, len(resp.body), round(resp.seconds * 1000, 1)))
         hc["requests"] += 1
         hc["bytes"] += len(resp.body)
         if status in (429, 503):

@@ -3,7 +3,9 @@
 The frontier lives in the collection (``frontier/crawl.sqlite``, or ``frontier/shard-i-of-N.sqlite``
 for one shard of a partitioned crawl; other shards' URLs travel through ``frontier/route-*.tsv``),
 the counters in ``stats/<run>.json`` beside those of every other run, per-host counters in
-``stats/<run>.hosts.jsonl``, the drops with their reasons in ``stats/<run>.drops.jsonl``.
+``stats/<run>.hosts.jsonl``, the drops with their reasons in ``stats/<run>.drops.jsonl``. While it
+runs, its live state is in ``frontier/crawl.live.json`` and it obeys ``frontier/crawl.control``
+(:mod:`trawl.crawl.live`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from trawl.crawl import aio
 from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, Progress
 from trawl.crawl.frontier import Entry, Frontier
+from trawl.crawl.live import LiveMonitor
 from trawl.crawl.sink import Sink
 from trawl.crawl.warcreq import RequestRecorder
 from trawl.document import Link
@@ -105,20 +108,31 @@ def crawl(
         steps = [*build_steps(collection.config), collection.writer()]  # the ingest pipeline
         recorder = RequestRecorder(collection.path / "warc", prefix=collection.config.warc.prefix)
         sink = InLoopSink(steps, ctx, recorder)
+    live = LiveMonitor(path.parent, path.stem)
+
+    def tick(progress: Progress) -> None:
+        live.tick(crawler)
+        if on_progress is not None:
+            on_progress(progress)
+
     crawler = Crawler(
         settings,
         frontier,
         ctx=ctx,
         recover=_recoverer(collection),
         inbox_dir=collection.path / "frontier" if settings.shards > 1 else None,
-        on_progress=on_progress,
+        on_progress=tick,
         sink=sink,
     )
+    ended = False
     try:
         if worker is not None:
             worker.start()  # the workers import while the crawler recovers and fetches robots.txt
         result = aio.run(crawler.run(seeds))
+        ended = True
     finally:
+        if not ended:  # the monitor is told the crawl ended even when it ended by an exception
+            live.finish(crawler, "error")
         if sink is not None:
             aio.run(sink.close())  # a no-op after a normal end; stops the workers after an error
         frontier.close()
@@ -137,6 +151,7 @@ def crawl(
     fault = result.fault or stats_fault or collection.disk_failure
     if fault is not None and result.fault is None:  # the pages are stored; their run's counters are not
         result.stopped, result.failure, result.fault = "store-failed", str(fault), fault
+    live.finish(crawler, result.stopped)
     return result
 
 

@@ -12,11 +12,13 @@ route does, or the cookie the ``/login`` form sets.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import re
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,12 +31,13 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trawl import __version__
+from trawl.crawl.live import COMMANDS, read_live, send_command
 from trawl.errors import RecordNotFound
 from trawl.store.collection import Collection
 from trawl.web.explain import EXAMPLES, EXPLAINERS, ExplainError, explain
@@ -375,6 +378,67 @@ class _Pages:
             return _json({k: v for k, v in data.items() if k != "plots"})
         return self.page("freshness.html", c={"name": served.name}, f=data)
 
+    def _crawl_state(self, served: Served) -> dict[str, Any]:
+        live = read_live(served.path / "frontier")
+        if live is None:
+            return {"collection": served.name, "state": "none"}
+        return {"collection": served.name, **live}
+
+    async def crawl(self, request: Request) -> Response:
+        """The crawl running on the collection, as it publishes itself (frontier/crawl.live.json):
+        state (running, paused, stopping, finished, gone: killed; none: no crawl), pages, bytes,
+        rates and their recent series, frontier, hosts with politeness delay and next-allowed
+        time, status classes, errors, robots decisions, recent fetches."""
+        served = self.collection_name(request)
+        data = await run_in_threadpool(self._crawl_state, served)
+        if self.api(request):
+            return _json(data)
+        return self.page("crawl.html", c={"name": served.name}, s=data, spark=_sparkline(data))
+
+    async def crawl_events(self, request: Request) -> Response:
+        """Server-sent events: the crawl's state (as /api/c/{name}/crawl) each time it changes,
+        a comment line as heartbeat every 10 s; the stream ends when the crawl does."""
+        served = self.collection_name(request)
+
+        async def events() -> AsyncIterator[bytes]:
+            last, beat = None, time.monotonic()
+            while True:
+                data = await run_in_threadpool(self._crawl_state, served)
+                stamp = (data.get("updated"), data.get("state"))
+                if stamp != last:
+                    last, beat = stamp, time.monotonic()
+                    yield b"event: state\ndata: " + orjson.dumps(data) + b"\n\n"
+                elif time.monotonic() - beat >= 10:
+                    beat = time.monotonic()
+                    yield b": heartbeat\n\n"
+                if data["state"] in ("finished", "gone", "none"):
+                    return
+                await asyncio.sleep(0.25)
+
+        headers = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+
+    async def crawl_control(self, request: Request) -> Response:
+        """Pause, resume or stop the running crawl (needs the token); 409 when none runs."""
+        served = self.collection_name(request)
+        command = str(request.path_params["command"])
+        if command not in COMMANDS:
+            raise HTTPException(404, f"no crawl command {command!r}: use one of {', '.join(COMMANDS)}")
+        data = await run_in_threadpool(self._crawl_state, served)
+        if data["state"] not in ("running", "paused"):
+            raise HTTPException(409, f"no crawl is running on {served.name!r} (state: {data['state']})")
+        await run_in_threadpool(send_command, served.path / "frontier", command)
+        return _json({"collection": served.name, "sent": command, "state": data["state"]}, 202)
+
+    def collection_name(self, request: Request) -> Served:
+        """The served collection the request names, without touching its index (a running
+        crawl may hold the collection)."""
+        name = str(request.path_params.get("name", ""))
+        found = self.served.get(name)
+        if found is None:
+            raise HTTPException(404, f"no collection named {name!r} is served")
+        return found
+
     async def openapi(self, request: Request) -> Response:
         """This description."""
         return _json(openapi_schema(self.routes_api))
@@ -419,6 +483,16 @@ class _Pages:
         return self.page(f"explain_{name}.html", status=400 if error else 200, e=data, q=params, error=error)
 
     routes_api: list[Route]
+
+
+def _sparkline(data: Mapping[str, Any], width: int = 240, height: int = 40) -> str:
+    """The SVG ``points`` of the pages/s series (the page's first drawing; the script redraws)."""
+    rates = [float(s[1]) for s in data.get("series", [])]
+    if len(rates) < 2:
+        return ""
+    top = max(rates) or 1.0
+    step = width / (len(rates) - 1)
+    return " ".join(f"{i * step:.1f},{height - r / top * height:.1f}" for i, r in enumerate(rates))
 
 
 #: the OpenAPI description of each /api route: (summary, parameters, response description)
@@ -518,6 +592,7 @@ def create_app(
         ("/c/{name}/doc/{key:path}", pages.doc, ["GET"]),
         ("/c/{name}/stats", pages.stats, ["GET"]),
         ("/c/{name}/freshness", pages.freshness, ["GET"]),
+        ("/c/{name}/crawl", pages.crawl, ["GET"]),
         ("/explain/", pages.explain_index, ["GET"]),
         ("/explain/{method}", pages.explain, ["GET"]),
     ]
@@ -529,6 +604,9 @@ def create_app(
         ("/api/c/{name}/stats", pages.stats, ["GET"]),
         ("/api/c/{name}/freshness", pages.freshness, ["GET"]),
         ("/api/c/{name}/reindex", pages.reindex, ["POST"]),
+        ("/api/c/{name}/crawl", pages.crawl, ["GET"]),
+        ("/api/c/{name}/crawl/events", pages.crawl_events, ["GET"]),
+        ("/api/c/{name}/crawl/{command}", pages.crawl_control, ["POST"]),
         ("/api/openapi.json", pages.openapi, ["GET"]),
         ("/api/explain", pages.explain_index, ["GET"]),
         ("/api/explain/{method}", pages.explain, ["GET"]),
