@@ -191,6 +191,7 @@ def page_paths(site: Site) -> list[str]:
         doc_path(site.known_url, site.collection),
         f"{c}/stats",
         f"{c}/freshness",
+        f"{c}/crawl",  # the monitor of the fixture's (finished) crawl: its event stream ends at once
         "/explain/",
         "/explain/utf8",
         "/explain/cavnar",
