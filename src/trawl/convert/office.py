@@ -97,10 +97,11 @@ class Package:
                 data = fh.read(self.budget + 1)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
             raise ConversionError(f"member {name!r} is damaged: {exc}", "zip-damaged") from exc
-        except NotImplementedError as exc:  # a compression method or ZIP version zipfile lacks
+        except RuntimeError as exc:
+            if type(exc) is RuntimeError:  # zipfile's "encrypted, password required"
+                raise ConversionError(f"member {name!r} is encrypted", "encrypted") from exc
+            # its subclass: a compression method or ZIP version zipfile lacks
             raise ConversionError(f"member {name!r} cannot be read: {exc}", "zip-unsupported") from exc
-        except RuntimeError as exc:  # zipfile's "encrypted, password required"
-            raise ConversionError(f"member {name!r} is encrypted", "encrypted") from exc
         if len(data) > self.budget:
             raise ConversionError(f"members expand past the limit while reading {name!r}", "zip-bomb")
         self.budget -= len(data)
@@ -123,7 +124,7 @@ def open_package(data: bytes, options: ConvertOptions) -> Package:
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
         raise ConversionError(f"not a readable ZIP package (truncated?): {exc}", "zip-truncated") from exc
-    except NotImplementedError as exc:  # "zip file version 20.9": a ZIP feature zipfile lacks
+    except RuntimeError as exc:  # "zip file version 20.9": a ZIP feature zipfile lacks
         raise ConversionError(f"a ZIP package that cannot be read: {exc}", "zip-unsupported") from exc
     total = 0
     for info in infos:

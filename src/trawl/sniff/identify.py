@@ -187,9 +187,9 @@ def _zip_format(data: bytes) -> tuple[str | None, int | None]:
                     fmt = _TYPE_FORMATS.get(inner)
                     if fmt is not None:
                         return fmt, len(infos)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError):
-        return None, None
-    except (NotImplementedError, zlib.error, lzma.LZMAError):  # "zip file version 20.9"; a damaged mimetype
+    # RuntimeError: an encrypted member, or a ZIP feature zipfile lacks ("zip file version 20.9");
+    # zlib/lzma errors: a damaged mimetype member
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, zlib.error, lzma.LZMAError):
         return None, None
     if "[Content_Types].xml" in names:
         if "word/document.xml" in names:
