@@ -315,6 +315,10 @@ _XXE_DTD = (
     b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">'
     b'<!ENTITY net SYSTEM "http://news.test/limits/leak">]>'
 )
+#: billion laughs: &lol9; expands to 10^9 "lol"s (the document's root and "]>" follow)
+_LAUGHS_DTD = b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' + b"".join(
+    f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode() for i in range(1, 10)
+)
 
 
 def _hostile_sitemap(name: str) -> Reply:
@@ -368,12 +372,7 @@ def _hostile_sitemap(name: str) -> Reply:
         )
     elif name == "entities.xml":
         body = (
-            b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-            + b"".join(
-                f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode()
-                for i in range(1, 10)
-            )
-            + b"]><urlset><url><loc>http://sitemaps.test/laughs/&lol9;.html</loc></url></urlset>"
+            _LAUGHS_DTD + b"]><urlset><url><loc>http://sitemaps.test/laughs/&lol9;.html</loc></url></urlset>"
         )
     else:
         return Reply(404, [("Content-Type", "text/plain")], b"not found\n")
@@ -429,12 +428,7 @@ def _hostile_feed(name: str) -> Reply:
         ).encode()
     elif name == "entities.xml":
         body = (
-            b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-            + b"".join(
-                f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'.encode()
-                for i in range(1, 10)
-            )
-            + b']><rss version="2.0"><channel><item><title>&lol9;</title>'
+            _LAUGHS_DTD + b']><rss version="2.0"><channel><item><title>&lol9;</title>'
             b"<link>http://news.test/laughs/&lol9;.html</link></item></channel></rss>"
         )
     elif name == "xxe.xml":
