@@ -74,10 +74,11 @@ def known_page(path: Path, host: str = "h3", twin: bool = False) -> tuple[str, i
 class Server:
     """``trawl serve`` on ``path`` as a subprocess on a free loopback port."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, token: str | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         cmd = [sys.executable, "-m", "trawl.cli.main", "serve", str(path), "--port", str(self.port)]
+        cmd += ["--token", token] if token else []
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         try:
@@ -122,8 +123,11 @@ class Watch:
 
     def _failed(self, request: Any) -> None:
         # Chromium fetches the favicon on its own, after the page's load event, and aborts that
-        # fetch when the next navigation starts: a browser's choice, not a failure of the server
-        if request.failure == "net::ERR_ABORTED" and request.url.endswith("/static/favicon.svg"):
+        # fetch when the next navigation starts, as it closes a page's open event stream: the
+        # browser's choice, not a failure of the server
+        if request.failure == "net::ERR_ABORTED" and request.url.endswith(
+            ("/static/favicon.svg", "/crawl/events")
+        ):
             return
         self.failed.append(f"{request.url}: {request.failure}")
 

@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from tests.web.conftest import EVIL_TITLE
-from trawl.web.app import create_app
+from trawl.web.app import create_app, csrf_value
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -118,7 +118,12 @@ def test_writes_need_the_token(client: TestClient) -> None:
     assert client.post(url, headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.post(url, headers={"Authorization": f"Basic {TOKEN}"}).status_code == 401
     with TestClient(client.app, cookies={"trawl_token": TOKEN}) as with_cookie:
-        assert with_cookie.post(url).status_code == 401  # the login cookie never writes
+        assert with_cookie.post(url).status_code == 401  # the login cookie alone never writes
+        assert with_cookie.post(url, params={"csrf": "0" * 32}).status_code == 401
+        # with the CSRF value only this origin's pages hold, it does (a signed-in page's form)
+        assert with_cookie.post(url, params={"csrf": csrf_value(TOKEN)}).status_code == 200
+    assert client.post(url, params={"csrf": csrf_value(TOKEN)}).status_code == 401  # no cookie
+    assert csrf_value(TOKEN) != csrf_value(TOKEN + "x") and TOKEN not in csrf_value(TOKEN)
     ok = client.post(url, headers={"Authorization": f"Bearer {TOKEN}"})
     assert ok.status_code == 200 and ok.json()["scanned"] > 0
     # reads stay open on loopback
@@ -155,4 +160,4 @@ def test_off_loopback_every_route_needs_the_token(collection: Path) -> None:
         assert "httponly" in good.headers["set-cookie"].lower()
         assert "samesite=strict" in good.headers["set-cookie"].lower()
         assert c.get("/c/coll/docs").status_code == 200  # the cookie now opens pages
-        assert c.post("/api/c/coll/reindex").status_code == 401  # but never writes
+        assert c.post("/api/c/coll/reindex").status_code == 401  # but writes only with the CSRF value

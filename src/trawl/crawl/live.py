@@ -7,17 +7,21 @@ longest queues, the last 50 fetches, the last 120 rate samples. The monitor (``t
 ``/c/<name>/crawl``, or anyone) steers the crawl by writing one word, ``pause``, ``resume`` or
 ``stop``, to ``frontier/crawl.control``; the crawl reads it at its next tick and removes it.
 Pause starts no new fetch (those in flight finish); stop ends the crawl as a limit would, with
-``stopped: "stopped-by-user"``, and ``--resume`` continues it.
+``stopped: "stopped-by-user"``, and ``--resume`` continues it. A monitor of a sharded crawl reads
+every shard's file (:func:`read_all_live`) and shows them as one (:func:`combine`).
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import heapq
 import json
 import os
+import re
 import time
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +33,10 @@ __all__ = [
     "HOSTS_SHOWN",
     "RECENT_FETCHES",
     "LiveMonitor",
+    "combine",
     "control_path",
     "live_path",
+    "read_all_live",
     "read_live",
     "send_command",
 ]
@@ -41,6 +47,10 @@ RECENT_FETCHES = 50
 SAMPLES = 120
 #: the seconds of samples a rate is measured over
 RATE_WINDOW = 5.0
+#: the names a crawl publishes under: a file of another name in frontier/ is never read as one
+LIVE_NAME = re.compile(r"crawl|shard-(0|[1-9][0-9]*)-of-([1-9][0-9]*)")
+#: the states of a crawl process that is still there (it reads its control file)
+LIVE_STATES = ("running", "paused", "stopping")
 
 
 def live_path(frontier_dir: Path, name: str = "crawl") -> Path:
@@ -91,6 +101,157 @@ def read_live(frontier_dir: Path, name: str = "crawl") -> dict[str, Any] | None:
     if data.get("state") != "finished" and isinstance(pid, int) and not _alive(pid):
         data["state"] = "gone"
     return data
+
+
+def read_all_live(frontier_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every state published in ``frontier_dir`` as (name, state): ``crawl`` first, then the
+    shards by their count and number. Only the names a crawl publishes under are read
+    (``crawl``, ``shard-i-of-N`` with i < N): any other ``*.live.json`` is not a crawl's."""
+    try:
+        paths = list(frontier_dir.glob("*.live.json"))
+    except OSError:
+        return []
+    found: list[tuple[tuple[int, int], str]] = []
+    for path in paths:
+        name = path.name.removesuffix(".live.json")
+        if (key := _shard_key(name)) is not None:
+            found.append((key, name))
+    out = []
+    for _key, name in sorted(found):
+        if (data := read_live(frontier_dir, name)) is not None:
+            out.append((name, data))
+    return out
+
+
+def _shard_key(name: str) -> tuple[int, int] | None:
+    """(N, i) for ``shard-i-of-N``, (1, 0) for ``crawl``, None for a name no crawl writes."""
+    match = LIVE_NAME.fullmatch(name)
+    if match is None:
+        return None
+    if match[1] is None:
+        return (1, 0)
+    shard, shards = int(match[1]), int(match[2])
+    return (shards, shard) if shard < shards and shards > 1 else None
+
+
+def combine(states: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
+    """The published states of one collection's crawl as one state of the same shape, with a
+    ``shards`` list (name, state, pages, pages_per_s, queued, stopped); None when there is none.
+    ``crawl`` alone is returned as it is. Only the layout (one crawl, or N shards) that published
+    last is combined: a plain crawl or shards of another N before it are an earlier run's.
+    Counts and counters are summed; rates are those of the shards still there summed (all
+    shards' when none is); the rate series is the sum, at each sample time, of the shards
+    publishing then; the hosts with the longest queues and the recent fetches are merged."""
+    if not states:
+        return None
+    newest = max(states, key=lambda item: _num(item[1].get("updated")))[0]
+    layout = (_shard_key(newest) or (1, 0))[0]
+    group = [(name, data) for name, data in states if (_shard_key(name) or (1, 0))[0] == layout]
+    if len(group) == 1 and group[0][0] == "crawl":
+        return group[0][1]
+    datas = [data for _name, data in group]
+    state = _combined_state([str(data.get("state")) for data in datas])
+    live = [data for data in datas if data.get("state") in LIVE_STATES]
+    rated = live or datas
+    out: dict[str, Any] = {}
+    pids = {data.get("pid") for data in rated}
+    if len(pids) == 1 and isinstance(pid := pids.pop(), int):
+        out["pid"] = pid
+    out |= {
+        "started": min(_num(data.get("started")) for data in datas),
+        "updated": max(_num(data.get("updated")) for data in datas),
+        "state": state,
+        "seconds": round(_sum(datas, "seconds"), 3),
+        "pages": _sum(datas, "pages"),
+        "pages_total": _sum(datas, "pages_total"),
+        "bytes": _sum(datas, "bytes"),
+        "requests": _sum(datas, "requests"),
+        "pages_per_s": round(_sum(rated, "pages_per_s"), 2),
+        "bytes_per_s": round(_sum(rated, "bytes_per_s"), 1),
+        "series": _merge_series([data.get("series") for data in datas]),
+    }
+    frontiers = [_dict(data.get("frontier")) for data in datas]
+    out["frontier"] = {"queued": _sum(frontiers, "queued"), "in_flight": _sum(frontiers, "in_flight")}
+    hosts = [_dict(data.get("hosts")) for data in datas]
+    top = [h for one in hosts for h in _list(one.get("top")) if isinstance(h, dict)]
+    out["hosts"] = {key: _sum(hosts, key) for key in ("known", "active", "waiting", "given_up")}
+    out["hosts"]["top"] = sorted(top, key=lambda h: -_num(h.get("queued")))[:HOSTS_SHOWN]
+    for key in ("status_classes", "errors", "robots"):
+        counts = [_dict(data.get(key)) for data in datas]
+        names = dict.fromkeys(name for one in counts for name in one)
+        merged = {name: _sum(counts, name) for name in names}
+        out[key] = dict(sorted(merged.items())) if key != "robots" else merged
+    recent = [r for data in datas for r in _list(data.get("recent")) if isinstance(r, dict)]
+    out["recent"] = sorted(recent, key=lambda r: -_num(r.get("time")))[:RECENT_FETCHES]
+    if state == "finished":
+        out["stopped"] = ", ".join(dict.fromkeys(str(data.get("stopped")) for data in datas))
+    out["shards"] = [
+        {
+            "name": name,
+            "state": data.get("state"),
+            "pages": _num(data.get("pages")),
+            "pages_per_s": _num(data.get("pages_per_s")),
+            "queued": _num(_dict(data.get("frontier")).get("queued")),
+            "stopped": data.get("stopped"),
+        }
+        for name, data in group
+    ]
+    return out
+
+
+def _combined_state(states: list[str]) -> str:
+    live = [s for s in states if s in LIVE_STATES]
+    if "running" in live:
+        return "running"
+    if live:
+        return "paused" if all(s == "paused" for s in live) else "stopping"
+    if "gone" in states:
+        return "gone"
+    return next((s for s in states if s != "finished"), "finished")  # a state unknown here, else finished
+
+
+def _num(value: object) -> float | int:
+    """A published number, or 0 for anything else (a file written by hand may hold anything)."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def _sum(items: Sequence[dict[str, Any]], key: str) -> float | int:
+    return sum(_num(item.get(key)) for item in items)
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _merge_series(all_series: list[object]) -> list[list[float]]:
+    """Samples ``[time, pages/s, bytes/s]`` of several shards as one series: at each time any shard
+    sampled, the sum of the rates of the shards publishing then (a shard's sample covers the time
+    since its previous one). Shards that ran one after another line up end to end."""
+    runs = []
+    for series in all_series:
+        rows = sorted(
+            [_num(row[0]), _num(row[1]), _num(row[2])]
+            for row in _list(series)
+            if isinstance(row, list) and len(row) == 3
+        )
+        if rows:
+            runs.append(rows)
+    if len(runs) == 1:
+        return runs[0][-SAMPLES:]
+    times = sorted({row[0] for rows in runs for row in rows})[-SAMPLES:]
+    merged = []
+    for t in times:
+        pages = size = 0.0
+        for rows in runs:
+            if rows[0][0] <= t <= rows[-1][0]:
+                row = rows[bisect.bisect_left(rows, [t])]
+                pages, size = pages + row[1], size + row[2]
+        merged.append([t, round(pages, 2), round(size, 1)])
+    return merged
 
 
 class LiveMonitor:

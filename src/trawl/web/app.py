@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import orjson
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -37,11 +37,12 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trawl import __version__
-from trawl.crawl.live import COMMANDS, read_live, send_command
+from trawl.crawl.live import COMMANDS, combine, read_all_live, send_command
 from trawl.errors import RecordNotFound
 from trawl.store.collection import Collection
 from trawl.web.explain import EXAMPLES, EXPLAINERS, ExplainError, explain
 from trawl.web.index import DocFilter, DocIndex
+from trawl.web.jobs import Job, JobBusy, Jobs
 from trawl.web.stats import StatsCache, freshness_stats, text_statistics
 
 __all__ = ["SECURITY_HEADERS", "Served", "create_app", "short_names"]
@@ -51,6 +52,10 @@ TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 COOKIE = "trawl_token"
 PER_PAGE = 50
+#: the largest form or JSON body an action reads
+FORM_BYTES = 256 * 1024
+#: seeds one start of a crawl may give
+MAX_SEEDS = 1000
 _KEY = re.compile(r"^[0-9a-f]{16}$")
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
@@ -67,6 +72,7 @@ class Served:
     name: str
     path: Path
     index: DocIndex
+    jobs: Jobs
 
 
 def short_names(paths: Sequence[Path]) -> list[str]:
@@ -95,6 +101,42 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(seconds)))
+
+
+def _local_path(path: str) -> str:
+    """``path`` when it is a path on this server (where to go after signing in), else ``/``."""
+    ok = path.startswith("/") and not path.startswith("//") and "\\" not in path and len(path) < 2000
+    return path if ok and all(" " < c < "\x7f" for c in path) else "/"
+
+
+def _text(value: Any) -> str:
+    """A JSON value as a form field's text (``true``/``false`` for booleans, "" for null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def _same(given: str, expected: str) -> bool:
+    return bool(given) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def cookie_token(cookie_header: str) -> str:
+    """The login cookie's value in a ``Cookie`` header, or ""."""
+    for part in cookie_header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE:
+            return value
+    return ""
+
+
+def csrf_value(token: str) -> str:
+    """What a form that writes carries (``?csrf=``) beside the login cookie: derived from the
+    token, so it cannot be guessed by another site and needs no server-side session."""
+    return hmac.new(token.encode(), b"trawl serve: a form of this origin", "sha256").hexdigest()[:32]
+
+
 class _Security:
     """Pure ASGI middleware: the security headers on every response, and the token check."""
 
@@ -108,22 +150,23 @@ class _Security:
         method = scope.get("method", "GET")
         path = str(scope.get("path", ""))
         write = method not in ("GET", "HEAD", "OPTIONS")
-        if path.startswith("/static/") or (path == "/login" and self.token_for_reads):
+        if path.startswith("/static/") or path == "/login":  # the login form checks the token itself
             return True
         if not write and not self.token_for_reads:
             return True
         if self.token is None:  # no token configured: nothing that needs one is reachable
             return False
-        given = ""
         auth = headers.get("authorization", "")
         if auth[:7].lower() == "bearer ":
-            given = auth[7:].strip()
-        elif not write:  # the browser's login cookie opens pages, never writes (no CSRF)
-            for part in headers.get("cookie", "").split(";"):
-                name, _, value = part.strip().partition("=")
-                if name == COOKIE:
-                    given = value
-        return bool(given) and hmac.compare_digest(given.encode(), self.token.encode())
+            return _same(auth[7:].strip(), self.token)
+        # the browser's login cookie opens pages; a write needs it and the form's CSRF value,
+        # which only a page of this origin holds (the cookie is SameSite=Strict as well)
+        if not _same(cookie_token(headers.get("cookie", "")), self.token):
+            return False
+        if not write:
+            return True
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        return _same((query.get("csrf") or [""])[0], csrf_value(self.token))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -165,6 +208,7 @@ class _Pages:
             autoescape=select_autoescape(default=True, default_for_string=True),
         )
         self.env.globals["version"] = __version__
+        self.env.filters["datetime"] = _utc
         self.stats_cache = StatsCache()
 
     # -- helpers -------------------------------------------------------------------------------
@@ -192,6 +236,8 @@ class _Pages:
     def opened(self, served: Served) -> Iterator[Collection]:
         """The collection, open for one request (so a later ``trawl ingest`` can take it)."""
         with served.index.collection_lock:
+            if why := served.index.hold():
+                raise HTTPException(503, f"collection {served.name!r} cannot be read now: {why}")
             try:
                 coll = Collection.open(served.path)
                 coll.table  # noqa: B018 - opens RocksDB now, so a busy collection is said here
@@ -240,7 +286,7 @@ class _Pages:
         data = await run_in_threadpool(self._overview, served)
         if self.api(request):
             return _json(data)
-        return self.page("collection.html", c=data)
+        return self.page("collection.html", c=data, auth=self.auth(request))
 
     async def docs(self, request: Request) -> Response:
         """Documents filtered by host, URL prefix, language, format, status, date, duplicate
@@ -346,7 +392,113 @@ class _Pages:
             raise
         except Exception as exc:
             raise HTTPException(503, f"collection {served.name!r} cannot be read now: {exc}") from exc
-        return _json({"collection": served.name, **counts})
+        if self.api(request):
+            return _json({"collection": served.name, **counts})
+        return RedirectResponse(f"/c/{served.name}/", status_code=303)
+
+    # -- actions: writes, from the API (Bearer token) or a signed-in page's forms ---------------
+
+    def auth(self, request: Request) -> dict[str, Any]:
+        """What a page's forms need: whether the server has a token at all, the CSRF value when
+        the browser is signed in (else ""), and where to sign in."""
+        token = request.app.state.token
+        if not token:
+            return {"token": False, "csrf": "", "login": ""}
+        signed = _same(cookie_token(request.headers.get("cookie", "")), token)
+        login = f"/login?{urlencode({'next': request.url.path})}"
+        return {"token": True, "csrf": csrf_value(token) if signed else "", "login": login}
+
+    @staticmethod
+    async def fields(request: Request) -> dict[str, list[str]]:
+        """A request's fields: a JSON object (lists kept, values as text) or a form."""
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > FORM_BYTES:
+                raise HTTPException(413, f"the request is over {FORM_BYTES:,} bytes")
+        if request.headers.get("content-type", "").startswith("application/json"):
+            try:
+                data = orjson.loads(body or b"{}")
+            except orjson.JSONDecodeError as exc:
+                raise HTTPException(400, f"the body is not JSON: {exc}") from exc
+            if not isinstance(data, dict):
+                raise HTTPException(400, "the body must be a JSON object")
+            return {str(k): [_text(x) for x in (v if isinstance(v, list) else [v])] for k, v in data.items()}
+        return parse_qs(body.decode("utf-8", "replace"))
+
+    def _start_job(self, served: Served, kind: str, args: list[str], **extra: Any) -> Job:
+        state = self._crawl_state(served)["state"]
+        if state in ("running", "paused", "stopping"):
+            raise HTTPException(409, f"a crawl runs on {served.name!r} ({state}): one writer at a time")
+        with served.index.collection_lock:  # the server's own use of the store ends first
+            try:
+                return served.jobs.start(kind, args, **extra)
+            except JobBusy as exc:
+                raise HTTPException(409, str(exc)) from exc
+
+    async def crawl_start(self, request: Request) -> Response:
+        """Start ``trawl crawl`` on the collection (needs the token): ``seeds`` (URLs, one per
+        line or a list), ``max_pages``, ``max_time`` (seconds), ``resume`` (continue the last
+        crawl with its saved settings); 202 with the job, 409 when a crawl or job runs."""
+        served = self.collection_name(request)
+        f = await self.fields(request)
+        seeds = [u for v in f.get("seeds", []) for u in v.split()]
+        if len(seeds) > MAX_SEEDS:
+            raise HTTPException(400, f"at most {MAX_SEEDS:,} seeds")
+        for url in seeds:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 2048:
+                raise HTTPException(400, f"not an http(s) URL: {url[:200]!r}")
+        resume = (f.get("resume") or [""])[-1].lower() in ("1", "on", "true", "yes")
+        if not seeds and not resume:
+            raise HTTPException(400, "give at least one seed URL, or resume the last crawl")
+        args = [*seeds, "-o", str(served.path)]
+        if resume:
+            args.append("--resume")
+        for name, flag, kind in (("max_pages", "--max-pages", int), ("max_time", "--max-time", float)):
+            value = (f.get(name) or [""])[-1].strip()
+            if value:
+                try:
+                    number = kind(value)
+                except ValueError as exc:
+                    raise HTTPException(400, f"{name} must be a number, not {value[:40]!r}") from exc
+                if not 0 < number <= 1e9:
+                    raise HTTPException(400, f"{name} must be above 0")
+                args += [flag, str(number)]
+        job = await run_in_threadpool(self._start_job, served, "crawl", args, seeds=len(seeds))
+        if self.api(request):
+            return _json({"collection": served.name, "job": job.as_dict()}, 202)
+        return RedirectResponse(f"/c/{served.name}/crawl", status_code=303)
+
+    async def dedup(self, request: Request) -> Response:
+        """Run near-duplicate discovery over the collection (``trawl dedup COLLECTION``, its
+        configured methods) as a job (needs the token); 202 with the job, 409 when one runs."""
+        served = self.collection_name(request)
+        job = await run_in_threadpool(self._start_job, served, "dedup", [str(served.path)])
+        if self.api(request):
+            return _json({"collection": served.name, "job": job.as_dict()}, 202)
+        return RedirectResponse(f"/c/{served.name}/jobs", status_code=303)
+
+    def _jobs(self, served: Served) -> dict[str, Any]:
+        jobs = [{**j.as_dict(), "output": served.jobs.log_tail(j)} for j in served.jobs.listed()]
+        return {"collection": served.name, "jobs": jobs}
+
+    async def jobs(self, request: Request) -> Response:
+        """The crawls and dedup runs started from here, newest first, with their state, exit
+        status and the end of their output."""
+        served = self.collection_name(request)
+        data = await run_in_threadpool(self._jobs, served)
+        if self.api(request):
+            return _json(data)
+        return self.page("jobs.html", c={"name": served.name}, j=data, auth=self.auth(request))
+
+    async def crawl_form(self, request: Request) -> Response:
+        """The monitor's forms: start, pause, resume or stop, then back to the monitor."""
+        served = self.collection_name(request)
+        if request.path_params["command"] == "start":
+            return await self.crawl_start(request)
+        await self.crawl_control(request)
+        return RedirectResponse(f"/c/{served.name}/crawl", status_code=303)
 
     def _text_stats(self, served: Served) -> dict[str, Any]:
         def compute() -> dict[str, Any]:
@@ -379,21 +531,31 @@ class _Pages:
         return self.page("freshness.html", c={"name": served.name}, f=data)
 
     def _crawl_state(self, served: Served) -> dict[str, Any]:
-        live = read_live(served.path / "frontier")
-        if live is None:
-            return {"collection": served.name, "state": "none"}
-        return {"collection": served.name, **live}
+        live = combine(read_all_live(served.path / "frontier"))  # a sharded crawl's shards as one
+        data = {"collection": served.name, **(live or {"state": "none"})}
+        job = served.jobs.running()
+        if (
+            job is not None
+            and job.kind == "crawl"
+            and data["state"] in ("none", "finished", "gone")
+            and float(data.get("started") or 0) < job.started
+        ):  # a crawl started here that has not published its state yet (an earlier one's is shown)
+            data.update(state="starting", job=job.id)
+        return data
 
     async def crawl(self, request: Request) -> Response:
         """The crawl running on the collection, as it publishes itself (frontier/crawl.live.json):
         state (running, paused, stopping, finished, gone: killed; none: no crawl), pages, bytes,
         rates and their recent series, frontier, hosts with politeness delay and next-allowed
-        time, status classes, errors, robots decisions, recent fetches."""
+        time, status classes, errors, robots decisions, recent fetches. A sharded crawl's shards
+        (frontier/shard-i-of-N.live.json) are summed, and listed under ``shards``."""
         served = self.collection_name(request)
         data = await run_in_threadpool(self._crawl_state, served)
         if self.api(request):
             return _json(data)
-        return self.page("crawl.html", c={"name": served.name}, s=data, spark=_sparkline(data))
+        return self.page(
+            "crawl.html", c={"name": served.name}, s=data, spark=_sparkline(data), auth=self.auth(request)
+        )
 
     async def crawl_events(self, request: Request) -> Response:
         """Server-sent events: the crawl's state (as /api/c/{name}/crawl) each time it changes,
@@ -419,16 +581,21 @@ class _Pages:
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
 
     async def crawl_control(self, request: Request) -> Response:
-        """Pause, resume or stop the running crawl (needs the token); 409 when none runs."""
+        """Pause, resume or stop the running crawl, every running or paused shard of a sharded
+        one (needs the token); 409 when none runs."""
         served = self.collection_name(request)
         command = str(request.path_params["command"])
         if command not in COMMANDS:
             raise HTTPException(404, f"no crawl command {command!r}: use one of {', '.join(COMMANDS)}")
         data = await run_in_threadpool(self._crawl_state, served)
-        if data["state"] not in ("running", "paused"):
+        shards = data.get("shards") or [{"name": "crawl", "state": data["state"]}]
+        names = [shard["name"] for shard in shards if shard["state"] in ("running", "paused")]
+        if not names:
             raise HTTPException(409, f"no crawl is running on {served.name!r} (state: {data['state']})")
-        await run_in_threadpool(send_command, served.path / "frontier", command)
-        return _json({"collection": served.name, "sent": command, "state": data["state"]}, 202)
+        for name in names:
+            await run_in_threadpool(send_command, served.path / "frontier", command, name)
+        sent = {"collection": served.name, "sent": command, "state": data["state"]}
+        return _json(sent if "shards" not in data else {**sent, "shards": names}, 202)
 
     def collection_name(self, request: Request) -> Served:
         """The served collection the request names, without touching its index (a running
@@ -446,15 +613,17 @@ class _Pages:
     async def login(self, request: Request) -> Response:
         """The token form (for a server on a non-loopback address); sets an HttpOnly cookie."""
         if request.method == "GET":
-            return self.page("login.html", failed=False)
-        form = parse_qs((await request.body()).decode("utf-8", "replace"))
+            after = _local_path(request.query_params.get("next", ""))
+            return self.page("login.html", failed=False, next=after, token=bool(request.app.state.token))
+        form = await self.fields(request)
         token = (form.get("token") or [""])[0]
+        after = _local_path((form.get("next") or [""])[0])
         app_token = request.app.state.token
         if app_token and token and hmac.compare_digest(token.encode(), app_token.encode()):
-            response = RedirectResponse("/", status_code=303)
+            response = RedirectResponse(after, status_code=303)
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
             return response
-        return self.page("login.html", status=401, failed=True)
+        return self.page("login.html", status=401, failed=True, next=after, token=bool(app_token))
 
     async def explain_index(self, request: Request) -> Response:
         """The explain pages: the course's algorithms stepped through on any text."""
@@ -524,6 +693,24 @@ _PARAMS: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+def _held_by_job(jobs: Jobs) -> str:
+    """Why the server must not open the collection now: a job it started writes it."""
+    job = jobs.running()
+    return f"a {job.kind} started here (job {job.id}) writes it; see its jobs page" if job else ""
+
+
+_FORM = "application/x-www-form-urlencoded"
+#: the fields of a POST route's body: (name, JSON type, description)
+_BODIES: dict[str, list[tuple[str, str, str]]] = {
+    "/api/c/{name}/crawl/start": [
+        ("seeds", "array", "seed URLs (http, https); a form gives them one per line"),
+        ("max_pages", "integer", "at most this many pages (--max-pages)"),
+        ("max_time", "number", "for at most this many seconds (--max-time)"),
+        ("resume", "boolean", "continue the last crawl with its saved settings (--resume)"),
+    ],
+}
+
+
 def openapi_schema(routes: Sequence[Route]) -> dict[str, Any]:
     """OpenAPI 3.1 for ``routes``, from their docstrings and path parameters."""
     paths: dict[str, Any] = {}
@@ -552,6 +739,14 @@ def openapi_schema(routes: Sequence[Route]) -> dict[str, Any]:
             }
             if method == "POST":
                 op["security"] = [{"bearer": []}]
+                op["responses"]["409"] = {"description": "a crawl or a job runs on the collection"}
+            if method == "POST" and route.path in _BODIES:
+                props = {n: {"type": t, "description": d} for n, t, d in _BODIES[route.path]}
+                schema = {"type": "object", "properties": props}
+                op["requestBody"] = {
+                    "required": False,
+                    "content": {"application/json": {"schema": schema}, _FORM: {"schema": schema}},
+                }
             paths.setdefault(path, {})[method.lower()] = op
     return {
         "openapi": "3.1.0",
@@ -581,9 +776,11 @@ def create_app(
         if not Collection.is_collection(path):
             Collection.open(path)  # raises CollectionNotFound with the fix
         index = DocIndex(path, threading.Lock())
+        jobs = Jobs(path)
+        index.hold = functools.partial(_held_by_job, jobs)
         if refresh:
             index.refresh_now()
-        served[name] = Served(name, path, index)
+        served[name] = Served(name, path, index, jobs)
     pages = _Pages(served, token_for_reads)
     pairs: list[tuple[str, Callable[[Request], Awaitable[Response]], list[str]]] = [
         ("/", pages.home, ["GET"]),
@@ -604,6 +801,9 @@ def create_app(
         ("/api/c/{name}/stats", pages.stats, ["GET"]),
         ("/api/c/{name}/freshness", pages.freshness, ["GET"]),
         ("/api/c/{name}/reindex", pages.reindex, ["POST"]),
+        ("/api/c/{name}/dedup", pages.dedup, ["POST"]),
+        ("/api/c/{name}/jobs", pages.jobs, ["GET"]),
+        ("/api/c/{name}/crawl/start", pages.crawl_start, ["POST"]),
         ("/api/c/{name}/crawl", pages.crawl, ["GET"]),
         ("/api/c/{name}/crawl/events", pages.crawl_events, ["GET"]),
         ("/api/c/{name}/crawl/{command}", pages.crawl_control, ["POST"]),
@@ -616,6 +816,10 @@ def create_app(
     routes += [
         Route("/c/{name}/raw/{key:path}", pages.raw, methods=["GET"]),
         Route("/login", pages.login, methods=["GET", "POST"]),
+        Route("/c/{name}/jobs", pages.jobs, methods=["GET"]),
+        Route("/c/{name}/reindex", pages.reindex, methods=["POST"]),
+        Route("/c/{name}/dedup", pages.dedup, methods=["POST"]),
+        Route("/c/{name}/crawl/{command}", pages.crawl_form, methods=["POST"]),
         *pages.routes_api,
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
     ]

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from trawl.errors import StoreError
 from trawl.store.collection import Collection
 from trawl.urls import url_hash
 
@@ -212,6 +213,9 @@ class DocIndex:
         self.note = ""
         #: :meth:`summary`'s answer (its group-bys take ~70 ms at 100,000 rows) until a refresh
         self._summary: dict[str, Any] | None = None
+        #: why the collection must not be opened now (a job started by the server writes it), or
+        #: "": asked with :attr:`collection_lock` held, before every open
+        self.hold: Callable[[], str] = lambda: ""
         self._prepare()
 
     def _prepare(self) -> None:
@@ -238,6 +242,15 @@ class DocIndex:
             with db:
                 yield db
 
+    @contextmanager
+    def opened(self) -> Iterator[Collection]:
+        """The collection, opened for the server (hold :attr:`collection_lock`): refused with
+        :class:`~trawl.errors.StoreError` while :attr:`hold` says why it must not be."""
+        if why := self.hold():
+            raise StoreError(why)
+        with Collection.open(self.collection) as coll:
+            yield coll
+
     def stored_marker(self) -> str:
         with self.connect() as db:
             found = db.execute("SELECT value FROM meta WHERE name = 'marker'").fetchone()
@@ -258,7 +271,7 @@ class DocIndex:
             with self.connect() as db:
                 known = {k: (i, s) for k, i, s in db.execute("SELECT key, id, sig FROM docs")}
                 seen: set[str] = set()
-                with self.collection_lock, Collection.open(self.collection) as coll:
+                with self.collection_lock, self.opened() as coll:
                     for record in coll.records():
                         values = _row_of(record)
                         key, sig = values[0], values[-1]

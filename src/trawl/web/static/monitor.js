@@ -14,14 +14,14 @@
     return `${v.toFixed(u ? 1 : 0)} ${units[u]}`;
   };
   const text = (id, value) => { const el = byId(id); if (el) el.textContent = value; };
-  const rows = (id, cells) => {
+  const rows = (id, cells, words = 1) => {
     const body = byId(id);
     if (!body) return;
     body.replaceChildren(...cells.map((row) => {
       const tr = document.createElement("tr");
       row.forEach((value, i) => {
         const td = document.createElement("td");
-        if (i > 0) td.className = "num";
+        if (i >= words) td.className = "num";
         td.textContent = String(value);
         tr.append(td);
       });
@@ -56,6 +56,12 @@
       x.given_up ? `${x.host} (given up)` : x.host, x.queued, x.busy, x.fetched, x.errors, x.delay, x.next_in,
     ]));
     rows("m-recent", (s.recent || []).map((r) => [r.url, r.status || "error", r.bytes, r.ms]));
+    const shards = s.shards || [];
+    const section = byId("m-shards-section");
+    if (section) section.hidden = shards.length < 2;
+    rows("m-shards", shards.map((x) => [
+      x.name, x.stopped ? `${x.state} (${x.stopped})` : x.state, num(x.pages), x.pages_per_s, num(x.queued),
+    ]), 2);
   };
   const events = new EventSource(root.dataset.events);
   events.addEventListener("state", (event) => {
