@@ -23,7 +23,7 @@ from trawl.dedup.engine import DedupOptions
 from trawl.errors import RecordNotFound
 from trawl.jobs.crawl import crawl
 from trawl.jobs.dedup import discover_collection
-from trawl.store.collection import Collection
+from trawl.store.collection import Collection, StoredRecord
 from trawl.store.warcfile import read_record_at
 from trawl.testweb import ServerThread, TestWeb
 from trawl.urls import url_hash
@@ -239,3 +239,33 @@ def test_request_records_are_found_by_date_in_a_long_file(tmp_path: Path) -> Non
     needle = b"WARC-Concurrent-To: <urn:x:early>"
     assert journey_module._scan_members(path, needle, 1 << 20, begin)[0] is None
     assert journey_module._scan_members(path, needle, begin)[0] == 0
+
+
+def test_a_request_is_looked_for_near_its_capture_first(tmp_path: Path) -> None:
+    """The search reads the few seconds before the capture first (a fast crawl writes a minute of
+    requests in megabytes), and a request written earlier than that is still found."""
+    with Collection.create(tmp_path / "c") as coll:
+        recorder = RequestRecorder(coll.path / "warc")
+        t0 = datetime(2026, 1, 1, tzinfo=UTC)
+        for i in range(4000):
+            when = t0 + timedelta(seconds=i / 10)  # ten a second
+            if i == 3000:  # written 30 s before its date: within a minute, not within 5 s
+                recorder.write(
+                    "http://a.test/early", "GET", [], when + timedelta(seconds=30), concurrent_to="<e>"
+                )
+            recorder.write(f"http://a.test/{i}", "GET", [], when, concurrent_to=f"<urn:x:{i}>")
+        recorder.close()
+        (path,) = (coll.path / "warc").iterdir()
+        at = t0 + timedelta(seconds=350)
+        assert journey_module._start_near(path, at) < journey_module._start_near(
+            path, at, journey_module.REQUEST_NEAR
+        )
+
+        def request_of(capture_id: str, when: datetime) -> dict[str, Any]:
+            capture = {"record_id": capture_id, "fetched_at": when.isoformat(), "url": "http://a.test/"}
+            return journey_module._request(coll, StoredRecord("test,a)/", {"fetch": {"capture": capture}}))
+
+        assert request_of("<urn:x:3500>", at)["method_line"].startswith("GET ")
+        early = request_of("<e>", t0 + timedelta(seconds=330))
+        assert read_record_at(path, int(early["warc"].split("@")[1])).url == "http://a.test/early"
+        assert request_of("<none>", at)["available"] is False

@@ -18,10 +18,13 @@ import math
 import sqlite3
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from trawl.crawl.revisit import ChangeHistory, estimate_rate, expected_age, expected_freshness
 from trawl.errors import InputError
@@ -73,6 +76,22 @@ class Freshness:
             if scheduled
             else None,
         }
+
+    def decay(self, times: Sequence[float]) -> list[tuple[float | None, float | None]]:
+        """Mean freshness and expected age (seconds) at each wall time of ``times`` were nothing
+        fetched again: :func:`freshness`'s ``fresh_now`` and ``age_now_seconds`` with ``now`` at
+        that time, from the pages read (re-reading a 100,000-URL frontier per time took 0.7 s)."""
+        if not self.pages:
+            return [(None, None) for _ in times]
+        rate = np.array([p.rate for p in self.pages], dtype=np.float64)
+        last = self.now - np.array([p.since for p in self.pages], dtype=np.float64)
+        out: list[tuple[float | None, float | None]] = []
+        for when in times:
+            since = np.maximum(0.0, when - last)
+            fresh = np.exp(-rate * since)
+            age = np.where(rate > 0, since - (1 - fresh) / np.where(rate > 0, rate, 1.0), 0.0)
+            out.append((round(float(fresh.mean()), 6), round(float(np.maximum(0.0, age).mean()), 3)))
+        return out
 
     def by_host(self) -> dict[str, dict[str, Any]]:
         groups: dict[str, list[PageFreshness]] = defaultdict(list)

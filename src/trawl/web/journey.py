@@ -104,6 +104,11 @@ MAX_NEAR = 20
 REQUEST_SCAN_BYTES = 32 << 20
 #: how far out of time order a request record may be written (a crawl stores pages as they come)
 REQUEST_SLACK = timedelta(minutes=1)
+#: where the search starts first: a request is nearly always written within a second of its
+#: response, and scanning a minute of a fast crawl's records (18,000 at 300 pages/s) took 110 ms
+REQUEST_NEAR = timedelta(seconds=5)
+#: bytes that first, near search reads before the whole REQUEST_SLACK is searched
+REQUEST_NEAR_BYTES = 2 << 20
 _GZIP_MEMBER = b"\x1f\x8b\x08"
 _WARC_DATE = re.compile(rb"\r\nWARC-Date: *([^\r\n]+)")
 #: characters of a passage's text shown beside its language
@@ -191,13 +196,13 @@ def _member_after(fh: BinaryIO, at: int, size: int) -> tuple[int, datetime] | No
     return None
 
 
-def _start_near(path: Path, when: datetime | None) -> int:
-    """Where to start looking for a request sent at ``when``: a member a little before the first
+def _start_near(path: Path, when: datetime | None, slack: timedelta = REQUEST_SLACK) -> int:
+    """Where to start looking for a request sent at ``when``: a member ``slack`` before the first
     one dated after it (records are appended about in time order; bisected on their WARC-Date),
     so that a request file of 100,000 records costs a few reads, not a scan."""
     if when is None:
         return 0
-    target = when - REQUEST_SLACK
+    target = when - slack
     lo, hi, start = 0, path.stat().st_size, 0
     with path.open("rb") as fh:
         while hi - lo > 1 << 16:
@@ -252,9 +257,15 @@ def _request(coll: Collection, record: StoredRecord) -> dict[str, Any]:
     for path in files:
         if budget <= 0:
             break
-        start = _start_near(path, when)
-        offset, used = _scan_members(path, needle, budget, start)
-        budget -= used
+        offset, start = None, 0
+        near = _start_near(path, when, REQUEST_NEAR)
+        if near > 0:
+            offset, used = _scan_members(path, needle, min(budget, REQUEST_NEAR_BYTES), near)
+            budget -= used
+        if offset is None:
+            start = _start_near(path, when)
+            offset, used = _scan_members(path, needle, budget, start)
+            budget -= used
         if offset is None and start > 0:  # out of time order after all: the file from its start
             offset, used = _scan_members(path, needle, min(budget, start))
             budget -= used
