@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.s3 import s3, s3_server  # noqa: F401 - fixtures: an S3 server on loopback (moto)
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = ROOT.parent / "shared" / "data"
 TEST_DATA = Path(__file__).resolve().parent / "data"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from itertools import islice
@@ -22,7 +24,7 @@ from trawl.testweb import ServerThread, TestWeb
 from trawl.textstats import collection_documents, text_stats
 from trawl.web.app import create_app
 from trawl.web.index import DocIndex
-from trawl.web.stats import text_statistics
+from trawl.web.stats import StatsCache, text_statistics
 from trawl.web.svg import Series, plot
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -182,3 +184,29 @@ def test_statistics_of_a_collection_another_run_holds(tmp_path: Path) -> None:
         assert busy.status_code == 503 and "cannot be read now" in busy.json()["detail"]
     with TestClient(create_app([path])) as client:
         assert client.get("/api/c/c/stats").json()["documents"] == 4
+
+
+def test_a_slow_computation_never_holds_a_page(tmp_path: Path) -> None:
+    path = build(tmp_path / "c", tmp_path / "pages", None)
+    cache, release, calls = StatsCache(), threading.Event(), []
+
+    def slow() -> dict[str, int]:
+        calls.append(1)
+        release.wait(10)
+        return {"n": len(calls)}
+
+    t0 = time.monotonic()
+    assert cache.get(path, "k", slow, wait=0.05) is None  # not ready: the page says so
+    assert cache.get(path, "k", slow, wait=0.05) is None  # the same computation, not a second
+    assert time.monotonic() - t0 < 2
+    release.set()
+    assert cache.get(path, "k", slow) == {"n": 1} and calls == [1]
+    assert cache.get(path, "k", slow, wait=0) == {"n": 1}  # cached for this generation
+
+    def broken() -> dict[str, int]:
+        raise RuntimeError("the store is busy")
+
+    with pytest.raises(RuntimeError, match="busy"):
+        cache.get(path, "b", broken)
+    with pytest.raises(RuntimeError):  # asked again: computed again, not a stale error
+        cache.get(path, "b", broken)

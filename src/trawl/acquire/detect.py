@@ -6,11 +6,17 @@ are named: :func:`sniff_input` undoes any compression and looks at the first byt
 :class:`~trawl.pipeline.base.Source`. An input that cannot be opened at all raises
 :class:`~trawl.errors.InputError` here, before any reading starts, because that is a mistake on
 the command line rather than bad data inside a file.
+
+Inputs may be URLs (``s3://bucket/crawl/*.warc.gz``, :mod:`trawl.fsio`): a glob or a remote
+"folder" is expanded to its files, each sniffed from its first bytes (one ranged read); archives
+go to their readers, which stream them, and any other file to
+:class:`~trawl.acquire.remote.RemoteFileSource`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 import sys
@@ -19,8 +25,10 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from trawl import fsio
 from trawl.acquire.localdir import LocalDirSource
-from trawl.acquire.streams import Compression, detect_compression, open_input, open_raw
+from trawl.acquire.remote import RemoteFileSource
+from trawl.acquire.streams import Compression, detect_compression, input_name, open_input, open_raw
 from trawl.acquire.trec import TrecSource
 from trawl.errors import ConfigError, InputError
 from trawl.pipeline.base import Audit, RunContext, Source
@@ -34,6 +42,7 @@ __all__ = ["InputKind", "archive_directory", "kind_of", "open_source", "sniff_in
 InputKind = Literal["warc", "arc", "trec", "directory", "file"]
 
 _HEAD = 4096  # enough for a BOM and the blank lines some TREC files start with
+_REMOTE_HEAD = 65536  # compressed bytes fetched to sniff a remote file: _HEAD and more, decompressed
 _BOM = b"\xef\xbb\xbf"
 # Which reader handles each kind: consecutive inputs with the same reader share one Source.
 _FAMILY: dict[str, str] = {
@@ -45,14 +54,14 @@ _FAMILY: dict[str, str] = {
 }
 
 
-def _head(path: Path) -> bytes:
+def _head(path: Path | io.BytesIO) -> bytes:
     """The first decompressed bytes of a file; whatever a damaged stream gives before failing."""
     raw, _ = open_raw(path)
     try:
         try:
             stream, _kind = open_input(raw)
         except OSError as exc:
-            raise InputError(f"cannot read {os.fspath(path)!r}: {exc.strerror or exc}") from exc
+            raise InputError(f"cannot read {input_name(path)!r}: {exc.strerror or exc}") from exc
         read1 = getattr(stream, "read1", None)
         read = read1 if callable(read1) else stream.read
         head = b""
@@ -91,6 +100,8 @@ def sniff_input(path: str | PathLike[str]) -> InputKind:
     :class:`InputError`, quoting the path, when it does not exist or cannot be read.
     """
     where = os.fspath(path)
+    if fsio.is_remote(where):
+        return _sniff_remote(where)
     p = Path(path)
     try:
         st = os.stat(p)
@@ -119,6 +130,21 @@ def sniff_input(path: str | PathLike[str]) -> InputKind:
         # it, instead of being stored as one opaque file.
         return _kind_from_name(p.name)
     return kind_of(head)
+
+
+def _sniff_remote(url: str) -> InputKind:
+    """:func:`sniff_input` for a URL: from its first bytes, read in one ranged request."""
+    try:
+        head = fsio.read_bytes(url, end=_REMOTE_HEAD)
+    except InputError:
+        if fsio.exists(url) and fsio.info(url).is_dir:
+            return "directory"
+        raise
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    if not head:
+        return _kind_from_name(name)
+    decompressed = _head(io.BytesIO(head))
+    return kind_of(decompressed) if decompressed else _kind_from_name(name)
 
 
 def _kind_from_name(name: str) -> InputKind:
@@ -197,6 +223,8 @@ def _build(family: str, paths: list[str | PathLike[str]], options: Mapping[str, 
         return TrecSource(paths, **options)
     if family == "local":
         return LocalDirSource(paths, **options)
+    if family == "remote":
+        return RemoteFileSource([os.fspath(p) for p in paths], **options)
     try:
         # Imported here so that TREC and local inputs work in an install (or a checkout) that
         # lacks the WARC reader's dependencies.
@@ -212,15 +240,19 @@ def open_source(path: str | PathLike[str], **options: Any) -> Source:
     """The Source that reads ``path``, given ``options`` for that reader's constructor.
 
     WARC and ARC files get ``trawl.acquire.warc.WarcSource``, TREC files :class:`TrecSource`,
-    directories and any other file :class:`LocalDirSource`.
+    directories and any other file :class:`LocalDirSource` (a file named by a URL:
+    :class:`~trawl.acquire.remote.RemoteFileSource`).
     """
-    return _build(_FAMILY[sniff_input(path)], [path], options)
+    family = _FAMILY[sniff_input(path)]
+    if family == "local" and fsio.is_remote(path):
+        family = "remote"
+    return _build(family, [path], options)
 
 
 def _config_options(config: Config | None) -> dict[str, dict[str, Any]]:
     """Each reader's constructor options taken from a :class:`~trawl.config.Config`."""
     if config is None:
-        return {"warc": {}, "trec": {}, "local": {}}
+        return {"warc": {}, "trec": {}, "local": {}, "remote": {}}
     ingest, local = config.ingest, config.local
     # An empty content_types list means "keep every type", which WarcSource spells None.
     warc: dict[str, Any] = {
@@ -241,9 +273,11 @@ def _config_options(config: Config | None) -> dict[str, dict[str, Any]]:
         "exclude": list(local.exclude),
         "record_access": local.record_access,
     }
+    remote: dict[str, Any] = {}
     if local.max_file_bytes > 0:
         loc["max_file_bytes"] = local.max_file_bytes
-    return {"warc": warc, "trec": trec, "local": loc}
+        remote["max_file_bytes"] = local.max_file_bytes
+    return {"warc": warc, "trec": trec, "local": loc, "remote": remote}
 
 
 def sources_for(
@@ -257,12 +291,18 @@ def sources_for(
     Every input is sniffed first, so a missing or unreadable one fails (with
     :class:`InputError`) before anything is read. Reader options come from ``config``
     (``ingest.max_record_bytes``, ``ingest.record_types``, ``ingest.content_types``, the
-    ``local`` section) and then ``options``, keyed by reader: ``"warc"``, ``"trec"``, ``"local"``.
+    ``local`` section) and then ``options``, keyed by reader: ``"warc"``, ``"trec"``, ``"local"``,
+    ``"remote"`` (loose files named by URL; ``local.max_file_bytes`` bounds them too).
+
+    A URL is expanded first (:func:`trawl.fsio.expand`: a glob or a remote folder gives its
+    files, sorted), and each file is sniffed like a local one.
     """
     merged = _config_options(config)
     for family, extra in (options or {}).items():
         if family not in merged:
-            raise ConfigError(f"no reader called {family!r}; options are for 'warc', 'trec' or 'local'")
+            raise ConfigError(
+                f"no reader called {family!r}; options are for 'warc', 'trec', 'local' or 'remote'"
+            )
         merged[family].update(extra)
     groups: list[tuple[str, list[str | PathLike[str]]]] = []
     left: dict[int, list[Path]] = {}  # by group: a folder's archives, which its local reader leaves
@@ -274,6 +314,11 @@ def sources_for(
             groups.append((family, [path]))
 
     for path in paths:
+        if fsio.is_remote(path):
+            for url in fsio.expand([path]):
+                family = _FAMILY[sniff_input(url)]
+                add("remote" if family == "local" else family, url)
+            continue
         kind = sniff_input(path)
         if kind != "directory":
             add(_FAMILY[kind], path)

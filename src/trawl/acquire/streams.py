@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from trawl import fsio
 from trawl.errors import InputError, MissingDependency
 
 __all__ = ["Compression", "InputLike", "detect_compression", "input_name", "open_input", "open_raw"]
@@ -54,8 +55,13 @@ def input_name(src: InputLike) -> str:
 
 
 def open_raw(src: InputLike) -> tuple[BinaryIO, bool]:
-    """Open a path for binary reading, or pass a stream through. Returns (stream, we_opened_it)."""
+    """Open a path for binary reading, or pass a stream through. Returns (stream, we_opened_it).
+
+    A URL (``s3://bucket/crawl.warc.gz``) is opened through :func:`trawl.fsio.open_input`.
+    """
     if isinstance(src, str | os.PathLike):
+        if fsio.is_remote(src):
+            return fsio.open_input(src), True
         path = Path(src)
         try:
             return path.open("rb"), True

@@ -34,6 +34,7 @@ from trawl.cli.common import (
 )
 from trawl.document import Document
 from trawl.errors import ConfigError, InputError
+from trawl.jobs.executors import EXECUTORS
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
@@ -65,6 +66,25 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
+    scale = p.add_argument_group("sharded tasks (several processes or machines)")
+    scale.add_argument(
+        "--workers",
+        type=bounded(int, 1),
+        metavar="N",
+        help="run the ingest as sharded tasks, N at a time, merged into the collection at the end "
+        "(idempotent: run the same command again after a failure)",
+    )
+    scale.add_argument(
+        "--tasks", type=bounded(int, 1), metavar="T", help="split the input files into T tasks (2 per worker)"
+    )
+    scale.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        help="where the tasks run: local processes (the default) or Ray (needs trawl[scale])",
+    )
+    scale.add_argument(
+        "--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001, or auto); else a local Ray"
+    )
     desk = p.add_argument_group("folders (a desktop crawl)")
     desk.add_argument(
         "--full",
@@ -256,7 +276,81 @@ def run_file_urls(args: argparse.Namespace) -> int:
     return _run(ingest_args)
 
 
+def _sharded(args: argparse.Namespace) -> bool:
+    """Whether the command asks for sharded tasks; refuses what they cannot do."""
+    if getattr(args, "workers", None) is None and getattr(args, "executor", None) is None:
+        if getattr(args, "tasks", None) is not None or getattr(args, "ray_address", None):
+            raise ConfigError("--tasks and --ray-address are for a sharded ingest: add --workers N")
+        return False
+    for flag, given in (
+        ("--watch", args.watch),
+        ("--full", args.full),
+        ("--include", args.include),
+        ("--exclude", args.exclude),
+        ("--include-hidden", args.include_hidden),
+        ("--include-system", args.include_system),
+    ):
+        if given:
+            raise ConfigError(
+                f"{flag} is for the desktop ingest of a folder; a sharded ingest (--workers, --executor) "
+                "reads every file of its inputs once: give them without it"
+            )
+    return True
+
+
+def _run_sharded(args: argparse.Namespace) -> int:
+    from trawl.jobs.executors import make_executor  # noqa: PLC0415 - only on this path
+    from trawl.jobs.sharded import sharded_ingest  # noqa: PLC0415 - same
+
+    executor = make_executor(args.executor or "local", args.workers or 2, address=args.ray_address)
+    collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
+    console = err_console()
+    show = not args.no_progress and not args.json
+    with collection:
+        done = [0]
+
+        def on_task(outcome: Any, world: int) -> None:
+            done[0] += 1
+            if show:
+                stored = outcome.result.get("counters", {}).get("store/records", 0)
+                what = f"{stored:,} records" if outcome.ok else f"[red]failed[/]: {outcome.error[:200]}"
+                line = f"task {outcome.rank + 1}/{world} done ({done[0]}/{world}): {what}"
+                console.print(line, highlight=False)
+
+        result = sharded_ingest(
+            args.sources, collection, executor, tasks=args.tasks, overrides=args.overrides, on_task=on_task
+        )
+    stats = result.stats
+    failed = [{"rank": f.rank, "error": f.error} for f in result.failed]
+    if args.json:
+        import json  # noqa: PLC0415
+
+        extra = {"tasks": result.tasks, "executor": result.executor, "failed_tasks": failed}
+        print(json.dumps({"run": result.run, "collection": str(args.output), **extra, **stats.to_dict()}))
+    else:
+        out = out_console()
+        shown = IngestResult(result.run, stats, result.stats_file, result.drops_file, result.seconds)
+        out.print(summary_table(shown))
+        out.print(
+            f"{result.tasks} tasks on {result.executor} ({executor.workers} at a time), "
+            f"{result.skipped_files} files merged before (skipped)"
+        )
+        out.print(f"collection: {args.output}   counters: {result.stats_file}")
+        out.print(f"next: trawl show {args.output}")
+    for f in result.failed:
+        print(f"trawl ingest: task {f.rank} failed: {f.error}", file=sys.stderr)
+    if result.failed:
+        print(
+            "trawl ingest: what the other tasks did is merged; run the same command again to retry the rest",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
+    if _sharded(args):
+        return _run_sharded(args)
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
     apply_flags(args, collection)
     watch = bool(getattr(args, "watch", False))

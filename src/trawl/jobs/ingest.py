@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from trawl import fsio
 from trawl.acquire.budget import ResourceBudget, lower_priority
 from trawl.acquire.desktop import STATE_FILE, ChangeTracker, ChangeWatcher, FileState
 from trawl.acquire.detect import sources_for
 from trawl.config import Config
 from trawl.document import Document
-from trawl.errors import DiskError
+from trawl.errors import ConfigError, DiskError
 from trawl.jobs.workers import StepWorkers
 from trawl.pipeline.base import Pipeline, RunContext, Source, Step
 from trawl.pipeline.stats import Stats
@@ -107,6 +108,11 @@ def ingest(
     A write the disk refuses (full, failing: :mod:`trawl.store.disk`) ends the run early; the
     result's ``fault`` says which. What was stored stays, and the same call again stores the rest.
     """
+    remote = [str(p) for p in inputs if fsio.is_remote(str(p))]
+    if watch and remote:
+        raise ConfigError(
+            f"--watch follows local folders; {remote[0]!r} is a URL: run the same ingest again instead"
+        )
     run, ctx = collection.new_run()
     config = collection.config
     local = config.local

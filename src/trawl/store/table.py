@@ -53,7 +53,20 @@ import orjson
 from trawl.errors import MissingDependency, StoreError
 from trawl.store.disk import disk_error
 
-__all__ = ["CODECS", "FamilyPolicy", "Mutation", "RowStore", "Table", "decode_value", "encode_value"]
+__all__ = [
+    "CODECS",
+    "DumpCell",
+    "DumpEntry",
+    "DumpIndex",
+    "DumpItem",
+    "DumpPostings",
+    "FamilyPolicy",
+    "Mutation",
+    "RowStore",
+    "Table",
+    "decode_value",
+    "encode_value",
+]
 
 _MAX_TS = (1 << 64) - 1
 _SEP = b"\x00"
@@ -165,6 +178,53 @@ class Mutation:
     postings: Mapping[str, Iterable[str]] | None = None
 
 
+# -- the logical dump: what a table holds, free of its engine's encoding ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DumpCell:
+    """One stored version of one cell (its value decoded: JSON-ish, or bytes)."""
+
+    row: str
+    family: str
+    qualifier: str
+    ts: int
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DumpIndex:
+    """One secondary index entry: ``(index, key)`` names ``row``."""
+
+    index: str
+    key: str
+    row: str
+
+
+@dataclass(frozen=True, slots=True)
+class DumpEntry:
+    """One JSON entry stored under ``(index, key)``."""
+
+    index: str
+    key: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DumpPostings:
+    """Rows on ``term``'s posting list in ``index`` (a long list comes as several of these)."""
+
+    index: str
+    term: str
+    rows: tuple[str, ...]
+
+
+#: what :meth:`RowStore.dump` yields and :meth:`RowStore.load` takes
+DumpItem = DumpCell | DumpIndex | DumpEntry | DumpPostings
+#: the most rows one :class:`DumpPostings` carries (a common anchor word is on millions of rows)
+_POSTINGS_CHUNK = 4096
+
+
 class RowStore(ABC):
     """What :class:`Table` and :class:`~trawl.store.tablets.TabletTable` share: the writing API,
     built on one primitive, :meth:`write`, and the reading API each implements.
@@ -241,6 +301,96 @@ class RowStore(ABC):
     def put_entry(self, index: str, key: str, value: Any) -> None:
         """Store a JSON ``value`` under ``(index, key)``: small lookup records beside the rows."""
         self.write([], entries=[(index, key, value)])
+
+    # the logical dump and load (merging a part made by a sharded task into a collection)
+    @abstractmethod
+    def dump(self) -> Iterator[DumpItem]:
+        """Everything the table holds, in a form free of its engine: every stored version of
+        every cell (values decoded, whatever the family's codec or dictionary), then the index
+        entries, JSON entries and posting lists. Rows come first, so a load cut short never has an
+        index entry naming a row it has not written yet.
+
+        Deletes are physical (no tombstones), so a deleted cell is simply absent. What is the
+        engine's own is left out: row markers, the markers flag and trained dictionaries (the
+        destination encodes with its own). Meant for a table no one is writing.
+        """
+
+    def load(self, items: Iterable[DumpItem], *, batch: int = 1000) -> dict[str, int]:
+        """Write a :meth:`dump` through the normal write path, ``batch`` items per round of writes;
+        returns how many ``cells`` (versions), ``indexes``, ``entries`` and ``postings`` (rows on
+        a posting list) it wrote.
+
+        Idempotent, so a merge cut short is re-run from the start: a version is put at its own
+        timestamp (the same ``(row, family, qualifier, ts)`` is the same key, overwritten with the
+        same value), index and JSON entries are overwritten, postings are added to what is there
+        (a union). Loading into a table that has rows of its own unions the two; on the same
+        index or entry key the dump wins. The destination's family policies apply as to any write:
+        a family keeping fewer versions than the source keeps the newest, whatever order the
+        versions come in, and the destination's codec and dictionary encode the values.
+        """
+        if batch < 1:
+            raise StoreError(f"a load batch must hold at least one item, not {batch}")
+        counts = {"cells": 0, "indexes": 0, "entries": 0, "postings": 0}
+        versions: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+        indexes: list[tuple[str, str, str]] = []
+        entries: list[tuple[str, str, Any]] = []
+        postings: dict[str, dict[str, list[str]]] = {}
+        pending = 0
+        for item in items:
+            if isinstance(item, DumpCell):
+                versions.setdefault((item.row, item.ts), {}).setdefault(item.family, {})[item.qualifier] = (
+                    item.value
+                )
+                counts["cells"] += 1
+                pending += 1
+            elif isinstance(item, DumpIndex):
+                indexes.append((item.index, item.key, item.row))
+                counts["indexes"] += 1
+                pending += 1
+            elif isinstance(item, DumpEntry):
+                entries.append((item.index, item.key, item.value))
+                counts["entries"] += 1
+                pending += 1
+            elif isinstance(item, DumpPostings):
+                for row in item.rows:
+                    postings.setdefault(row, {}).setdefault(item.index, []).append(item.term)
+                counts["postings"] += len(item.rows)
+                pending += len(item.rows)
+            else:
+                raise StoreError(f"cannot load {item!r}: not a dump item (DumpCell, DumpIndex, ...)")
+            if pending >= batch:
+                self._load_batch(versions, indexes, entries, postings)
+                versions, indexes, entries, postings = {}, [], [], {}
+                pending = 0
+        if pending:
+            self._load_batch(versions, indexes, entries, postings)
+        return counts
+
+    def _load_batch(
+        self,
+        versions: Mapping[tuple[str, int], Mapping[str, Mapping[str, Any]]],
+        indexes: list[tuple[str, str, str]],
+        entries: list[tuple[str, str, Any]],
+        postings: Mapping[str, Mapping[str, list[str]]],
+    ) -> None:
+        # one mutation per (row, version); round k holds each row's k-th version, so no write
+        # holds a row twice (that would cut the write batch) and each row's first is a blind put
+        rounds: list[list[Mutation]] = []
+        depth: dict[str, int] = {}
+        for (row, ts), cells in versions.items():
+            k = depth.get(row, 0)
+            depth[row] = k + 1
+            if k == len(rounds):
+                rounds.append([])
+            rounds[k].append(Mutation(row, ts, cells))
+        for mutations in rounds:
+            self.write(mutations)
+        if postings or indexes or entries:  # after the rows they name
+            self.write(
+                [Mutation(row, 0, postings=terms) for row, terms in postings.items()],
+                indexes=indexes,
+                entries=entries,
+            )
 
     # the reading API, implemented by both
     @abstractmethod
@@ -786,6 +936,55 @@ class Table(RowStore):
 
     def __contains__(self, row: str) -> bool:
         return next(self._scan(b"r" + _enc(row) + _SEP), None) is not None
+
+    # -- the logical dump ------------------------------------------------------------------------
+
+    def dump(self) -> Iterator[DumpItem]:
+        yield from self.dump_cells()
+        yield from self.dump_meta()
+
+    def dump_cells(self, start: str = "", end: str | None = None) -> Iterator[DumpCell]:
+        """Every stored version of every cell of the rows in ``[start, end)``, in key order (a
+        cell's newest version first), values decoded: versions past the policy that no write or
+        sweep has dropped yet included (the loading table's policy decides about them)."""
+        lo = b"r" + start.encode("utf-8", "surrogatepass")
+        hi = None if end is None else b"r" + end.encode("utf-8", "surrogatepass") + _SEP
+        last_row, row = b"", ""
+        last_family, family = b"", ""
+        for key, it in self._scan(b"r", lo):
+            if hi is not None and key >= hi:
+                return
+            parts = key[1:-9].split(_SEP)  # drop "\0" + 8 timestamp bytes (which may hold NULs)
+            if len(parts) != 3:
+                raise StoreError(f"the table at {str(self.path)!r} holds a malformed cell key {key!r}")
+            if parts[0] != last_row:
+                last_row, row = parts[0], _dec(parts[0])
+            if parts[1] != last_family:
+                last_family, family = parts[1], _dec(parts[1])
+            value = self._decode(family, bytes(it.value()))
+            yield DumpCell(row, family, _dec(parts[2]), _ts_from(key[-8:]), value)
+
+    def dump_meta(self) -> Iterator[DumpIndex | DumpEntry | DumpPostings]:
+        """The index entries, JSON entries and posting lists (what a tablet table's ``meta`` holds)."""
+        for key, it in self._scan(b"i"):
+            index, _, name = key[1:].partition(_SEP)  # an index key may hold a NUL; its name cannot
+            yield DumpIndex(_dec(index), _dec(name), _dec(bytes(it.value())))
+        for key, it in self._scan(b"e"):
+            index, _, name = key[1:].partition(_SEP)
+            yield DumpEntry(_dec(index), _dec(name), orjson.loads(bytes(it.value())))
+        current: bytes | None = None
+        rows: list[str] = []
+        for key, _ in self._scan(b"p"):
+            head, _, row = key.rpartition(_SEP)  # p <index> \0 <term> \0 <row>: no part holds a NUL
+            if head != current or len(rows) >= _POSTINGS_CHUNK:
+                if current is not None:
+                    index, _, term = current[1:].partition(_SEP)
+                    yield DumpPostings(_dec(index), _dec(term), tuple(rows))
+                current, rows = head, []
+            rows.append(_dec(row))
+        if current is not None:
+            index, _, term = current[1:].partition(_SEP)
+            yield DumpPostings(_dec(index), _dec(term), tuple(rows))
 
     # -- maintenance -----------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from trawl.errors import StoreError
-from trawl.store.table import FamilyPolicy, Mutation, RowStore, Table
+from trawl.store.table import DumpItem, FamilyPolicy, Mutation, RowStore, Table
 
 __all__ = ["TabletInfo", "TabletTable"]
 
@@ -192,10 +192,11 @@ class TabletTable(RowStore):
             by_tablet: dict[str, tuple[TabletInfo, list[Mutation]]] = {}
             meta: list[Mutation] = []
             for m in mutations:
-                info = self.tablet_for(m.row)
-                by_tablet.setdefault(info.id, (info, []))[1].append(
-                    Mutation(m.row, m.ts, m.put, m.delete) if m.postings else m
-                )
+                if m.put or m.delete:  # postings alone (a load's) have nothing for a tablet
+                    info = self.tablet_for(m.row)
+                    by_tablet.setdefault(info.id, (info, []))[1].append(
+                        Mutation(m.row, m.ts, m.put, m.delete) if m.postings else m
+                    )
                 if m.postings:
                     meta.append(Mutation(m.row, 0, postings=m.postings))
             for info, batch in by_tablet.values():
@@ -220,6 +221,12 @@ class TabletTable(RowStore):
 
     def postings(self, index: str, term: str) -> list[str]:
         return self._meta.postings(index, term)
+
+    def dump(self) -> Iterator[DumpItem]:
+        """Each tablet's cells (its own range only), in row order, then what ``meta`` holds."""
+        for info in self.tablets:
+            yield from self._table(info).dump_cells(info.start, info.end)
+        yield from self._meta.dump_meta()
 
     # -- splitting and moving ------------------------------------------------------------------
 

@@ -52,6 +52,8 @@ TEMPLATES = HERE / "templates"
 STATIC = HERE / "static"
 COOKIE = "trawl_token"
 PER_PAGE = 50
+#: seconds a page waits for statistics being computed before it says so (and reloads)
+PAGE_WAIT = 0.25
 #: the largest form or JSON body an action reads
 FORM_BYTES = 256 * 1024
 #: seeds one start of a crawl may give
@@ -500,33 +502,48 @@ class _Pages:
         await self.crawl_control(request)
         return RedirectResponse(f"/c/{served.name}/crawl", status_code=303)
 
-    def _text_stats(self, served: Served) -> dict[str, Any]:
+    def _text_stats(self, served: Served, wait: float | None) -> dict[str, Any] | None:
         def compute() -> dict[str, Any]:
             with self.opened(served) as coll:
                 return text_statistics(coll, served.index)
 
-        return self.stats_cache.get(served.path, "text", compute)
+        return self.stats_cache.get(served.path, "text", compute, wait=wait)
+
+    def computing(self, served: Served, what: str, path: str) -> Response:
+        """The page a large collection's statistics are not ready for yet: it asks again."""
+        return self.page("computing.html", c={"name": served.name}, what=what, path=path)
 
     async def stats(self, request: Request) -> Response:
         """Term statistics as trawl stats computes them: Zipf and Heaps fits with their plots
-        (inline SVG), hapax legomena, top terms, per-host text share and boilerplate terms."""
+        (inline SVG), hapax legomena, top terms, per-host text share and boilerplate terms.
+        Computed once a collection generation (a sample of a large one, in seconds): the JSON
+        waits for them, the page says they are being computed and reloads."""
         served = self.collection(request)
-        data = {"collection": served.name, **await run_in_threadpool(self._text_stats, served)}
-        if self.api(request):
+        api = self.api(request)
+        found = await run_in_threadpool(self._text_stats, served, None if api else PAGE_WAIT)
+        if found is None:
+            return self.computing(served, "Term statistics", f"/c/{served.name}/stats")
+        data = {"collection": served.name, **found}
+        if api:
             return _json({k: v for k, v in data.items() if k != "plots"})
         return self.page("stats.html", c={"name": served.name}, s=data)
 
-    def _freshness(self, served: Served) -> dict[str, Any]:
+    def _freshness(self, served: Served, wait: float | None) -> dict[str, Any] | None:
         # freshness moves with the clock: recomputed after a minute even when nothing was fetched
+        # (the last answer is shown meanwhile)
         compute = functools.partial(freshness_stats, served.path)
-        return self.stats_cache.get(served.path, "freshness", compute, max_age=60)
+        return self.stats_cache.get(served.path, "freshness", compute, max_age=60, wait=wait)
 
     async def freshness(self, request: Request) -> Response:
         """Freshness as trawl freshness computes it, overall and per host, and the expected
         freshness and age over time since the crawl's last fetch (when the crawl revisits)."""
         served = self.collection(request)
-        data = {"collection": served.name, **await run_in_threadpool(self._freshness, served)}
-        if self.api(request):
+        api = self.api(request)
+        found = await run_in_threadpool(self._freshness, served, None if api else PAGE_WAIT)
+        if found is None:
+            return self.computing(served, "Freshness", f"/c/{served.name}/freshness")
+        data = {"collection": served.name, **found}
+        if api:
             return _json({k: v for k, v in data.items() if k != "plots"})
         return self.page("freshness.html", c={"name": served.name}, f=data)
 

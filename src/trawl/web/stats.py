@@ -228,27 +228,63 @@ class _Entry:
     made: float = 0.0
     data: dict[str, Any] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the computation under way (one at a time), and the error the last one ended with
+    worker: threading.Thread | None = None
+    error: BaseException | None = None
 
 
 class StatsCache:
-    """Computed statistics per (collection, kind), kept while the collection's generation holds."""
+    """Computed statistics per (collection, kind), kept while the collection's generation holds.
+
+    A computation runs in a thread of its own, once at a time whoever asks; :meth:`get` waits
+    for it ``wait`` seconds at most (``None``: to its end), so a page never takes the seconds a
+    large collection's statistics take: it says they are being computed and asks again.
+    """
 
     def __init__(self) -> None:
         self._entries: dict[tuple[Path, str], _Entry] = {}
         self._lock = threading.Lock()
 
     def get(
-        self, path: Path, kind: str, compute: Callable[[], dict[str, Any]], *, max_age: float | None = None
-    ) -> dict[str, Any]:
-        """The cached result for ``path``'s current generation (and younger than ``max_age``
-        seconds), else ``compute()`` (once: a second caller waits for the first's result)."""
+        self,
+        path: Path,
+        kind: str,
+        compute: Callable[[], dict[str, Any]],
+        *,
+        max_age: float | None = None,
+        wait: float | None = None,
+    ) -> dict[str, Any] | None:
+        """The result for ``path``'s current generation (younger than ``max_age`` seconds), else
+        a computation started (or joined) and waited for ``wait`` seconds: its result, or the last
+        one while it runs (None when there is none yet). A computation's error is raised to the
+        caller that finds it ended so, once."""
         with self._lock:
             entry = self._entries.setdefault((path, kind), _Entry())
+        marker = generation_marker(path)
         with entry.lock:
-            marker = generation_marker(path)
             old = max_age is not None and time.monotonic() - entry.made > max_age
-            if entry.data is None or entry.marker != marker or old:
-                entry.data = compute()
-                entry.marker = marker
-                entry.made = time.monotonic()
+            if entry.data is not None and entry.marker == marker and not old:
+                return entry.data
+            if entry.worker is None:
+                entry.worker = threading.Thread(
+                    target=self._compute, args=(entry, compute, marker), name=f"trawl-web-{kind}", daemon=True
+                )
+                entry.worker.start()
+            worker = entry.worker
+        worker.join(wait)
+        with entry.lock:
+            if entry.error is not None and entry.worker is None:
+                error, entry.error = entry.error, None
+                raise error
             return entry.data
+
+    @staticmethod
+    def _compute(entry: _Entry, compute: Callable[[], dict[str, Any]], marker: str) -> None:
+        try:
+            data = compute()
+        except BaseException as exc:  # handed to the caller that finds it
+            with entry.lock:
+                entry.error, entry.worker = exc, None
+            return
+        with entry.lock:
+            entry.data, entry.marker, entry.made, entry.worker = data, marker, time.monotonic(), None
