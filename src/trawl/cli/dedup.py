@@ -17,12 +17,13 @@ from trawl.cli.common import add_config_options, bounded, out_console
 from trawl.config import DedupConfig, load_config
 from trawl.dedup.engine import METHODS, DedupOptions
 from trawl.errors import ConfigError
-from trawl.jobs.dedup import discover_collection, near_in_collection, pair_row
+from trawl.jobs.dedup import DiscoveryResult, discover_collection, near_in_collection, pair_row
+from trawl.jobs.executors import EXECUTORS
 from trawl.store.collection import Collection
 
 HELP = "find exact and near-duplicate documents in a collection (discovery), or one document's (search)"
 
-USAGE = """trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [options]
+USAGE = """trawl dedup COLLECTION [--json] [--method M]... [--threshold J] [--workers N] [options]
        trawl dedup near COLLECTION (URL | --text TEXT) [--json] [--method M]... [options]"""
 
 
@@ -96,6 +97,25 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--limit", type=bounded(int, 1), help="search: at most this many results (default 100)")
     p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
+    scale = p.add_argument_group("sharded discovery (several processes or machines; minhash only)")
+    scale.add_argument(
+        "--workers",
+        type=bounded(int, 1),
+        metavar="N",
+        help="discovery as map and reduce tasks, N at a time (band records shuffled by band and bucket): "
+        "the same pairs and clusters, stored the same way; run the same command again after a failure",
+    )
+    scale.add_argument(
+        "--tasks", type=bounded(int, 1), metavar="T", help="T map and T reduce tasks (default 2 per worker)"
+    )
+    scale.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        help="where the tasks run: local processes (the default) or Ray (needs trawl[scale])",
+    )
+    scale.add_argument(
+        "--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001, or auto); else a local Ray"
+    )
     add_config_options(p)
     p.set_defaults(func=run)
 
@@ -155,9 +175,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    sharded = args.workers is not None or args.executor is not None
+    if not sharded and (args.tasks is not None or args.ray_address):
+        raise ConfigError("--tasks and --ray-address are for a sharded discovery: add --workers N")
     with Collection.open(Path(args.collection), overrides=args.overrides) as coll:
         options = options_from(args, coll.config.dedup)
-        result = discover_collection(coll, options, store=not args.no_store)
+        if sharded:
+            result = _sharded(args, coll, options)
+        else:
+            result = discover_collection(coll, options, store=not args.no_store)
     finder = result.finder
     if args.json:
         for pair in result.pairs:
@@ -181,12 +207,30 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sharded(args: argparse.Namespace, coll: Collection, options: DedupOptions) -> DiscoveryResult:
+    from trawl.jobs.executors import make_executor  # noqa: PLC0415 - only on this path
+    from trawl.jobs.sharded_dedup import sharded_discover  # noqa: PLC0415 - same
+
+    executor = make_executor(args.executor or "local", args.workers or 2, address=args.ray_address)
+    run = sharded_discover(coll, options, executor, tasks=args.tasks, store=not args.no_store)
+    if not args.json:  # stderr: stdout is what one process prints
+        print(
+            f"trawl dedup: {run.maps} map and {run.reducers} reduce tasks on {run.executor} "
+            f"({executor.workers} at a time)" + (f", {run.resumed} done before" if run.resumed else ""),
+            file=sys.stderr,
+        )
+    return run.result
+
+
 def _near(args: argparse.Namespace) -> int:
     rest = list(args.rest)
     if not rest:
         print("trawl dedup: error: usage: trawl dedup near COLLECTION (URL | --text TEXT)", file=sys.stderr)
         return 2
     collection, targets = rest[0], rest[1:]
+    if args.workers is not None or args.executor is not None or args.tasks is not None or args.ray_address:
+        print("trawl dedup: error: --workers, --tasks and --executor are for discovery", file=sys.stderr)
+        return 2
     if (args.text is None) == (len(targets) != 1):
         print("trawl dedup: error: give one URL or --text TEXT (not both)", file=sys.stderr)
         return 2

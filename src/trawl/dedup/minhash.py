@@ -299,6 +299,14 @@ class MinHashLSH:
             sigs, arr = sigs[keep], arr[keep]
         self._pending.append((_band_keys_t(sigs, self.bands, self.rows), arr))
 
+    def insert_keys(self, ids: I64, keys: U64) -> None:
+        """Add documents by their band keys, shape (bands, len(ids)), computed elsewhere (the map
+        tasks of a sharded discovery): the same tables as :meth:`insert` of their signatures."""
+        if keys.shape != (self.bands, len(ids)):
+            raise ValueError(f"band keys of shape {keys.shape} for {len(ids)} documents x {self.bands} bands")
+        if len(ids):
+            self._pending.append((np.ascontiguousarray(keys, dtype=np.uint64), np.asarray(ids, np.int64)))
+
     def _tables(self) -> tuple[U64, npt.NDArray[Any], npt.NDArray[Any]]:
         """(keys, ids, dirs): per band the sorted keys, their ids and the bucket directory."""
         if self._pending:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -37,13 +37,15 @@ from trawl.dedup.cluster import Cluster
 from trawl.dedup.engine import DedupOptions, DuplicateFinder, Pair
 from trawl.dedup.persist import index_dir, load_index, log_event, save_index
 from trawl.pipeline.stats import Stats
-from trawl.store.collection import Collection
+from trawl.store.collection import Collection, StoredRecord
 
 __all__ = [
     "DiscoveryResult",
     "NearResult",
     "collection_state",
+    "conclude_discovery",
     "discover_collection",
+    "documents",
     "load_finder",
     "near_in_collection",
     "open_index",
@@ -65,8 +67,12 @@ class DiscoveryResult:
     seconds: float
 
 
-def _documents(coll: Collection, rows: list[str], counters: dict[str, int]) -> Iterator[tuple[str, str]]:
-    for record in coll.records():
+def documents(
+    records: Iterable[StoredRecord], rows: list[str], counters: dict[str, int]
+) -> Iterator[tuple[str, str]]:
+    """(name, text) of the records that take part in discovery (each one's row appended to
+    ``rows``): every record but passage units, counted ``dedup/skipped/passage``."""
+    for record in records:
         unit = record.unit
         if unit is not None and unit.get("kind") == "passage":
             # a slice of its parent's text: its parent's cluster stands for it (and the passages
@@ -83,7 +89,7 @@ def load_finder(
     """A finder holding every document of the collection, and the table row of each."""
     finder = DuplicateFinder(options)
     rows: list[str] = []
-    docs = _documents(coll, rows, finder.counters)
+    docs = documents(coll.records(), rows, finder.counters)
     if progress is not None:
         docs = _counting(docs, progress)
     finder.add(docs)
@@ -113,7 +119,21 @@ def discover_collection(
     """Find every duplicate pair and cluster in ``coll``; store them unless ``store`` is False."""
     t0 = time.perf_counter()
     finder, rows = load_finder(coll, options, progress)
-    pairs = finder.discover()
+    return conclude_discovery(coll, finder, rows, finder.discover(), store=store, started=t0)
+
+
+def conclude_discovery(
+    coll: Collection,
+    finder: DuplicateFinder,
+    rows: list[str],
+    pairs: list[Pair],
+    *,
+    store: bool = True,
+    started: float | None = None,
+) -> DiscoveryResult:
+    """Clusters, report and (unless ``store`` is False) the stored results of discovered
+    ``pairs``: what every discovery ends with, in one process or as sharded tasks."""
+    t0 = time.perf_counter() if started is None else started
     clusters = finder.clusters(pairs)
     report = finder.report(pairs, clusters)
     finder.counters["dedup/clusters"] = len(clusters)
