@@ -1,14 +1,20 @@
-"""Sharded tasks (issue 37): ``trawl ingest --workers 1`` against ``--workers 2`` (at least 1.7x asked).
+"""Scale-out on one machine (issue 37: 1 -> 2 workers, at least 1.7x asked), the whole commands.
 
-The input is the headline benchmark's (``bench/pipeline.py``): the WCXB pages of
-``../shared/data/extraction/wcxb-dev`` as a Common-Crawl-shaped WARC, split into ``--files``
-files. Each variant is the whole command a user runs (every stage on, the collection written, the
-parts merged), in its own process, timed from start to exit; rounds alternate the order, and the
-best round of each counts. The plain ``trawl ingest`` (one process that converts with a pool of
-step workers, the default) is timed beside them.
+(a) ``trawl ingest --workers 1`` against ``--workers 2`` (and Ray, and the plain ingest): the
+input is the headline benchmark's (``bench/pipeline.py``), the WCXB pages of
+``../shared/data/extraction/wcxb-dev`` as a Common-Crawl-shaped WARC split into ``--files``
+files; every stage on, the collection written, the parts merged. The machine's own ceiling is
+measured beside them: one process ingesting every file against two at once, each ingesting half.
 
-    python bench/scale.py                          # 1, 2 workers, Ray with 2, the plain ingest
-    python bench/scale.py --pages 400 --repeat 1
+(b) ``trawl crawl`` of the test web (500 hosts, no delay, 128 requests in flight) against
+``trawl crawl --workers 2`` (two shards, each with its store workers) and Ray actors.
+
+Each run is its own process, timed from start to exit; rounds alternate the order, the best
+round of each counts.
+
+    python bench/scale.py                          # crawl and ingest: 1 and 2 workers, Ray, the plain run
+    python bench/scale.py --part ingest --pages 400 --repeat 1
+    python bench/scale.py --part crawl --crawl-pages 3000
 """
 
 from __future__ import annotations
@@ -75,13 +81,84 @@ def ceiling(folder: Path) -> tuple[float, float]:
     return one, two
 
 
+CRAWLS: dict[str, list[str]] = {
+    "crawl (one process and its store workers)": [],
+    "crawl --workers 2": ["--workers", "2"],
+    "crawl --workers 2 --executor ray": ["--workers", "2", "--executor", "ray"],
+}
+
+
+def crawl_part(pages: int, repeat: int) -> None:
+    """``trawl crawl`` of the test web (500 hosts, no delay, 128 in flight) against ``--workers 2``."""
+    from crawl import start_server  # noqa: PLC0415 - bench/crawl.py, beside this script
+
+    server, port = start_server(500, 40)
+    try:
+        best: dict[str, float] = {}
+        names = list(CRAWLS)
+        try:
+            import ray  # noqa: F401, PLC0415
+        except ImportError:
+            names = [n for n in names if "ray" not in n]
+        for round_no in range(repeat):
+            for name in names[round_no % len(names) :] + names[: round_no % len(names)]:
+                with tempfile.TemporaryDirectory() as tmp:
+                    cmd = [
+                        sys.executable,
+                        "-m",
+                        "trawl.cli.main",
+                        "crawl",
+                        "http://h0.test/",
+                        "-o",
+                        f"{tmp}/c",
+                    ]
+                    cmd += [
+                        "--max-pages",
+                        str(pages),
+                        "--delay",
+                        "0",
+                        "--delay-factor",
+                        "0",
+                        "--concurrency",
+                        "128",
+                    ]
+                    cmd += ["--resolve", f"*.test=127.0.0.1:{port}", "--json", *CRAWLS[name]]
+                    t0 = time.perf_counter()
+                    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+                    seconds = time.perf_counter() - t0
+                if done.returncode != 0:
+                    raise SystemExit(f"{name} failed: {done.stderr[-2000:]}")
+                got = json.loads(done.stdout.strip().splitlines()[-1])["pages"]
+                if got != pages:
+                    raise SystemExit(f"{name} fetched {got} of {pages} pages: the comparison is void")
+                print(f"round {round_no + 1} {name:42s} {pages:,} pages in {seconds:.1f} s", flush=True)
+                best[name] = min(best.get(name, seconds), seconds)
+        print(f"\n{pages:,} pages of the test web (500 hosts), {os.cpu_count()} cores, best of {repeat}\n")
+        print("| command | seconds | pages/s | vs one process |")
+        print("|---|---:|---:|---:|")
+        one = best[names[0]]
+        for name in names:
+            print(
+                f"| `trawl {name}` | {best[name]:.1f} | {pages / best[name]:.0f} | {one / best[name]:.2f}x |"
+            )
+    finally:
+        server.kill()
+        server.wait()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=1600)
     ap.add_argument("--files", type=int, default=16)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--only", nargs="*", choices=list(VARIANTS), help="variants to run")
+    ap.add_argument("--part", choices=["ingest", "crawl", "both"], default="both")
+    ap.add_argument("--crawl-pages", type=int, default=3000)
     args = ap.parse_args()
+    if args.part in ("crawl", "both"):
+        crawl_part(args.crawl_pages, args.repeat)
+        if args.part == "crawl":
+            return 0
     folder, pages, size = build_warcs(args.pages, args.files)
     names = args.only or list(VARIANTS)
     try:

@@ -20,7 +20,7 @@ from tests.s3 import S3Server
 from trawl.cli.main import main
 from trawl.jobs.executors import LocalExecutor, RayExecutor
 from trawl.jobs.ingest import ingest
-from trawl.jobs.sharded import deal, sharded_ingest
+from trawl.jobs.sharded import deal, input_files, sharded_ingest
 from trawl.store.collection import Collection
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -282,3 +282,16 @@ def test_inputs_on_s3_as_sharded_tasks(s3: S3Server, tmp_path: Path, test_data: 
     assert all(url.startswith(("s3://", "http://")) for url, _ in contents(tmp_path / "c"))
     with Collection.create(tmp_path / "c") as coll:  # run again: every URL merged already
         assert sharded_ingest([f"{base}/*"], coll, LocalExecutor(2)).skipped_files == 10
+
+
+def test_inputs_are_named_by_absolute_paths_and_the_output_is_local(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A task on another machine runs in another folder: the plan names files absolutely. A
+    collection is a folder on a disk, never a URL."""
+    src = make_inputs(tmp_path, pages=2, folders=1)
+    monkeypatch.chdir(tmp_path)
+    files = input_files(["in"])
+    assert files and all(Path(f).is_absolute() and Path(f).is_file() for f in files)
+    assert main(["ingest", str(src), "-o", "s3://bucket/c", "--workers", "2"]) == 2
+    assert "is a URL" in capsys.readouterr().err and not (tmp_path / "s3:").exists()

@@ -180,6 +180,18 @@ def output_file(path: Path) -> Iterator[Path]:
     yield target
 
 
+def collection_dir(value: str) -> Path:
+    """An argparse ``type`` for ``-o COLLECTION``: a local (or shared, mounted) folder; a URL is
+    refused (the collection's table is a RocksDB on a POSIX file system; inputs may be URLs)."""
+    from trawl.fsio import is_remote  # noqa: PLC0415 - keep the CLI's import light
+
+    if is_remote(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is a URL: a collection is a folder on a local or mounted disk (inputs may be URLs)"
+        )
+    return Path(value)
+
+
 def bounded(
     kind: type[int] | type[float], lo: float | None = None, hi: float | None = None, *, above: bool = False
 ) -> Any:

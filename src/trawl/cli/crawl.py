@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from rich.table import Table as RichTable
 from trawl.cli.common import (
     add_config_options,
     bounded,
+    collection_dir,
     err_console,
     human_bytes,
     out_console,
@@ -42,7 +44,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("seeds", nargs="*", metavar="SEED", help="start URLs (none needed with --resume)")
     p.add_argument(
-        "-o", "--output", required=True, type=Path, metavar="COLLECTION", help="the collection directory"
+        "-o",
+        "--output",
+        required=True,
+        type=collection_dir,
+        metavar="COLLECTION",
+        help="the collection directory",
     )
     limits = p.add_argument_group("limits")
     limits.add_argument(
@@ -212,6 +219,19 @@ def register(sub: Any) -> None:
         "--shard", default="0/1", metavar="I/N", help="crawl only the hosts with hash(host) mod N = I"
     )
     run_g.add_argument(
+        "--workers",
+        type=bounded(int, 1),
+        metavar="N",
+        help="crawl as N shards (processes, or Ray actors), hosts dealt by consistent hashing, URLs "
+        "routed between them, each shard writing a partition of the collection",
+    )
+    run_g.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        help="where the shards run with --workers: local processes (the default) or Ray (trawl[scale])",
+    )
+    run_g.add_argument("--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001 or auto)")
+    run_g.add_argument(
         "--resume",
         action="store_true",
         help="continue the crawl held in the collection, with the settings it ran with (flags given "
@@ -370,6 +390,94 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _run_cluster(args: argparse.Namespace) -> int:
+    """``--workers N``: the crawl in shards (:mod:`trawl.jobs.crawl_cluster`)."""
+    from trawl.cli.ingest import stopped_by_signals  # noqa: PLC0415 - only here
+    from trawl.jobs.crawl_cluster import crawl_cluster, partition_name  # noqa: PLC0415 - only here
+
+    workers = args.workers or 2
+    if workers < 2:
+        raise ConfigError("--executor and --ray-address are for a crawl in shards: add --workers 2 or more")
+    if args.shard != "0/1":
+        raise ConfigError("--shard I/N and --workers N are two ways to split a crawl: give one")
+    if args.ray_address and args.executor != "ray":
+        raise ConfigError("--ray-address is for --executor ray")
+    collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
+    saved = None
+    if args.resume:
+        first = collection.path / "partitions" / partition_name(0, workers)
+        if not Collection.is_collection(first):
+            raise ConfigError(
+                f"nothing to resume with --workers {workers}: {str(first)!r} does not exist "
+                "(resume with the --workers the crawl ran with)"
+            )
+        with Collection.open(first) as part:
+            saved = saved_settings(part, 0, workers)
+    settings = dataclasses.replace(settings_from(args, collection.config, saved), shard=0, shards=1)
+    show = not args.no_progress and not args.json
+    console = err_console()
+    stop = threading.Event()
+    with (
+        collection,
+        Live(console=console, transient=True, auto_refresh=False) as live,
+        stopped_by_signals(stop),
+    ):
+
+        def tick(p: dict[str, Any]) -> None:
+            if show:
+                shards = " ".join(f"{s['pages']:,}" + (" idle" if s["idle"] else "") for s in p["shards"])
+                live.update(
+                    f"[bold]crawl[/] {p['pages']:,} pages, frontier {p['queued']:,}, shards: {shards}"
+                )
+                live.refresh()
+
+        result = crawl_cluster(
+            args.seeds,
+            collection,
+            settings,
+            workers,
+            executor=args.executor or "local",
+            address=args.ray_address,
+            resume=args.resume,
+            fresh=args.fresh,
+            on_progress=tick,
+            stop=stop,
+        )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "run": result.run,
+                    "collection": str(args.output),
+                    "pages": result.pages,
+                    "seconds": round(result.seconds, 3),
+                    "stopped": result.stopped,
+                    "workers": workers,
+                    "executor": args.executor or "local",
+                    "shards": result.shards,
+                    **({"failure": result.failure} if result.failure else {}),
+                    **result.stats.to_dict(),
+                }
+            )
+        )
+    else:
+        out = out_console()
+        out.print(
+            f"crawl run {result.run} ({result.stopped}): {result.pages:,} pages in {result.seconds:.1f} s "
+            f"by {workers} shards on {args.executor or 'local'}"
+        )
+        for sh in result.shards:
+            error = f" {sh['error']}" if sh["error"] else ""
+            out.print(f"  shard {sh['shard']}: {sh['pages']:,} pages ({sh['stopped']}){error}")
+        out.print(f"collection: {args.output}   next: trawl show {args.output}")
+    if result.failure:
+        print(
+            f"trawl crawl: {result.failure}; run the same command with --resume to continue", file=sys.stderr
+        )
+        return 1
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     if any(seed.lower().startswith("file:") for seed in args.seeds):
         from trawl.cli.ingest import run_file_urls  # noqa: PLC0415 - a folder is a desktop ingest
@@ -378,6 +486,8 @@ def _run(args: argparse.Namespace) -> int:
     _shard(args.shard)
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED URL, or --resume to continue a crawl")
+    if (args.workers or 1) > 1 or args.executor or args.ray_address:
+        return _run_cluster(args)
     collection = Collection.create(args.output, config_file=args.config, overrides=args.overrides)
     shard, shards = _shard(args.shard)
     saved = saved_settings(collection, shard, shards) if args.resume else None

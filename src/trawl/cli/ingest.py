@@ -26,6 +26,7 @@ from rich.table import Table as RichTable
 from trawl.cli.common import (
     add_config_options,
     bounded,
+    collection_dir,
     err_console,
     human_bytes,
     out_console,
@@ -60,7 +61,7 @@ def register(sub: Any) -> None:
         "-o",
         "--output",
         required=True,
-        type=Path,
+        type=collection_dir,
         metavar="COLLECTION",
         help="the collection directory (created if missing, appended to if it exists)",
     )

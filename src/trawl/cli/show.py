@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     t.add_row("WARC files", f"{info['warc_files']} ({human_bytes(info['warc_bytes'])})")
     t.add_row("table", human_bytes(info["table_bytes"]))
     t.add_row("runs (ingest and crawl)", str(info["runs"]))
+    if info["partitions"]:  # a distributed crawl's shards: counted above, each listed here
+        t.add_row("partitions", ", ".join(p["name"] for p in info["partitions"]))
     out.print(t)
     if info["types"]:
         types = RichTable(title="formats (sniffed)", header_style="bold")

@@ -6,8 +6,9 @@ Policies, in the order a URL meets them (each counts what it rejects as ``drop/<
 
 1. **Discovery filters** (:meth:`Crawler.admit`): normal form (:func:`normalize_url`), scope
    (hosts, domains, include/exclude regexes), traps (URL length, path depth, a path segment
-   repeated, per-host page budget), shard ownership (``hash(host) mod N``; other shards' URLs are
-   written to their inbox files), depth limit, the seen set.
+   repeated, per-host page budget), shard ownership (``hash(host) mod N``, or a consistent-hash
+   ring with ``partition = "ring"``; other shards' URLs are sent to them through a
+   :class:`~trawl.crawl.route.Router`), depth limit, the seen set.
 2. **robots.txt** (RFC 9309, :mod:`trawl.crawl.robots`), fetched before a host's first URL and
    cached for ``robots_ttl``; redirects followed up to five hops; 4xx allows all, 5xx and
    unreachable disallow all.
@@ -59,7 +60,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 from trawl.config import CrawlConfig
@@ -90,9 +91,10 @@ from trawl.crawl.render import (
 )
 from trawl.crawl.revisit import POLICIES, ChangeHistory, estimate_rate, policy_frequencies, revisit_interval
 from trawl.crawl.robots import MAX_ROBOTS_BYTES, RobotsRules
+from trawl.crawl.route import FileRouter, Router
 from trawl.crawl.sink import Sink, StoreJob, StoreOutcome
 from trawl.crawl.transport import AiohttpTransport, FetchError, FetchRequest, FetchResponse, Transport
-from trawl.crawl.urlnorm import host_of, normalize_url, shard_of, url_key
+from trawl.crawl.urlnorm import HashRing, host_of, normalize_url, shard_of, url_key
 from trawl.crawl.validators import ValidatorTrust, same_validators
 from trawl.crawl.warcreq import new_record_id
 from trawl.crawl.websub import Subscriber, Subscription, parse_listen
@@ -102,9 +104,25 @@ from trawl.pipeline.base import RunContext
 from trawl.pipeline.stats import Stats
 from trawl.store.disk import counter
 
-__all__ = ["TRANSPORTS", "CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
+__all__ = ["PARTITIONS", "TRANSPORTS", "CrawlResult", "CrawlSettings", "Crawler", "Progress", "extract_links"]
 
 TRANSPORTS = ("http", "aiohttp")
+
+
+class PageLease(Protocol):
+    """Pages a shard may fetch, granted by its coordinator (``jobs.crawl_cluster.PageBudget``):
+    ``limit`` (the crawl's pages so far included), ``final`` once no more will come, and
+    ``wanted``, set when the shard needs more."""
+
+    limit: int
+    final: bool
+    wanted: bool
+
+    def release(self, used: int) -> None:
+        """The shard has nothing to do: the pages above ``used`` go back to the coordinator."""
+
+
+PARTITIONS = ("mod", "ring")  # how hosts are dealt to shards: hash mod N, or a consistent-hash ring
 
 DEFAULT_TYPES = (
     "text/html",
@@ -238,6 +256,10 @@ class CrawlSettings:
     render_min_links: int = 3  # auto: fewer links than this beside a script is a sign
     shard: int = 0
     shards: int = 1
+    # which shard owns a host: "mod" (hash mod shards) or "ring" (consistent hashing: a shard
+    # more moves about 1/shards of the hosts; crawl.urlnorm.HashRing)
+    partition: str = "mod"
+    route_interval: float = 0.5  # seconds between two looks at what other shards sent
     resolve: tuple[str, ...] = ()
     store: bool = True  # False: fetch and extract links only (benchmarks)
     transport: str = "http"  # "http": trawl's own HTTP/1.1 client (crawl/http11.py); "aiohttp"
@@ -309,6 +331,10 @@ class CrawlSettings:
             raise ConfigError(
                 f"crawl: shard {self.shard}/{self.shards} is out of range; use i/N with 0 <= i < N"
             )
+        if self.partition not in PARTITIONS:
+            raise ConfigError(f"crawl: partition is {' or '.join(PARTITIONS)}, not {self.partition!r}")
+        if not self.route_interval > 0:
+            raise ConfigError(f"crawl: route_interval must be positive seconds, not {self.route_interval}")
         if self.min_delay < 0 or self.delay_factor < 0:
             raise ConfigError("crawl: delays cannot be negative")
         if self.backoff_base <= 0 or self.max_backoff < 0 or self.max_host_faults < 0:
@@ -508,9 +534,13 @@ class Crawler:
         inbox_dir: Path | None = None,
         on_progress: Callable[[Progress], None] | None = None,
         sink: Sink | None = None,
+        router: Router | None = None,
+        budget: PageLease | None = None,
     ) -> None:
         settings.check()
         self.settings = settings
+        #: a shard's lease of pages under a crawl in shards' --max-pages (jobs.crawl_cluster)
+        self.budget = budget
         self.frontier = frontier
         self.ctx = ctx or RunContext()
         self.stats = self.ctx.stats
@@ -518,6 +548,16 @@ class Crawler:
         self._own_transport = transport is None
         self.recover_fn = recover
         self.inbox_dir = inbox_dir
+        #: how other shards' URLs leave and this shard's arrive (inbox_dir: files, as before)
+        self.router: Router | None = router
+        if router is None and inbox_dir is not None:
+            self.router = FileRouter(inbox_dir, settings.shard, frontier, self.stats)
+        self._owner: Callable[[str], int] = (
+            HashRing(settings.shards).owner
+            if settings.partition == "ring"
+            else lambda host: shard_of(host, settings.shards)
+        )
+        self._said_idle = False  # told the router this shard is idle (and not since that it is not)
         self.on_progress = on_progress
         #: per-host headers, cookies and basic auth for private sites (never logged; withheld
         #: from the WARC request records unless a site says otherwise)
@@ -565,6 +605,8 @@ class Crawler:
         self._domains = tuple(d.lower().lstrip(".") for d in settings.domains)
         self.per_host: dict[str, Counter[str]] = {}
         self.pages_total = sum(h.fetched for h in frontier.hosts.values())
+        if budget is not None:  # a lease counts on top of what the crawl fetched before
+            budget.limit += self.pages_total
         self.pages_run = 0
         self.bytes_run = 0
         self.requests = 0
@@ -572,7 +614,6 @@ class Crawler:
         self._stop: str | None = None
         self._disk_fault: DiskError | None = None  # the frontier's disk refused a commit
         self._t0 = 0.0
-        self._outboxes: dict[int, Any] = {}
         self._source_prefix = f"crawl:{frontier.crawl_id}"
         self._norm_cache: dict[str, tuple[str | None, int]] = {}
         self._refusal = ""  # why admit() last refused a URL (for seeds)
@@ -677,7 +718,7 @@ class Crawler:
         entry = Entry(key, url, host, priority, depth, hops, kind, anchor[:300])
         s = self.settings
         if s.shards > 1:
-            owner = shard_of(host, s.shards)
+            owner = self._owner(host)
             if owner != s.shard:
                 self._route(owner, entry)
                 return None
@@ -707,56 +748,60 @@ class Crawler:
     # -- shards ----------------------------------------------------------------------------------
 
     def _route(self, owner: int, e: Entry) -> None:
-        if self.inbox_dir is None:
+        if self.router is None:
             self.stats.inc("shard/foreign-dropped")
             return
-        fh = self._outboxes.get(owner)
-        if fh is None:
-            self.inbox_dir.mkdir(parents=True, exist_ok=True)
-            path = self.inbox_dir / f"route-{self.settings.shard}-to-{owner}.tsv"
-            fh = self._outboxes[owner] = path.open("a", encoding="utf-8")
-        anchor = e.anchor.replace("\t", " ").replace("\n", " ")
-        fh.write(f"{e.url}\t{e.depth}\t{e.priority}\t{anchor}\n")
+        self.router.send(owner, e.url, e.depth, e.priority, e.anchor)
         self.stats.inc("shard/routed")
 
     def import_inbox(self) -> int:
-        """Queue the URLs other shards found for this one (``route-*-to-<shard>.tsv``)."""
-        if self.inbox_dir is None or not self.inbox_dir.is_dir():
+        """Queue the URLs other shards sent this one (through the router), each admitted as a
+        discovered URL is; how many were new."""
+        if self.router is None:
             return 0
-        n = 0
-        for path in sorted(self.inbox_dir.glob(f"route-*-to-{self.settings.shard}.tsv")):
-            mark = f"inbox:{path.name}"
-            offset = int(self.frontier.meta(mark, "0") or 0)
-            with path.open("rb") as fh:
-                fh.seek(offset)
-                data = fh.read()
-            end = data.rfind(b"\n") + 1  # a line still being written waits for the next import
-            entries = []
-            for line in data[:end].decode("utf-8", "replace").splitlines():
-                parts = line.split("\t")
-                if len(parts) < 3:
-                    continue
-                try:
-                    e = self.admit(
-                        parts[0],
-                        depth=int(parts[1]),
-                        priority=float(parts[2]),
-                        anchor=parts[3] if len(parts) > 3 else "",
-                    )
-                except ValueError:
-                    continue
-                if e is not None:
-                    entries.append(e)
-            n += self.add_urls(entries)
-            self.frontier.set_meta(mark, str(offset + end))
+        received = self.router.receive()
+        entries = []
+        for url, depth, priority, anchor in received:
+            e = self.admit(url, depth=depth, priority=priority, anchor=anchor)
+            if e is not None:
+                entries.append(e)
+        n = self.add_urls(entries)
+        if received:
+            self.frontier.flush()  # committed before the router forgets them (FileRouter's offsets)
+        self.router.flush()  # and what this shard sent meanwhile goes out
         self.stats.inc("shard/imported", n)
         return n
 
     # -- the loop --------------------------------------------------------------------------------
 
+    def _shards_done(self) -> bool:
+        """This shard has nothing left: may it end? Not while other shards may still send it
+        URLs (the router knows; a FileRouter never waits, its files keep them for a resume)."""
+        if self.router is None:
+            return True
+        self._said_idle = True  # until a visit starts again
+        if self.budget is not None and not self._fetching:  # pages it cannot use go back
+            self.budget.release(self.pages_total)
+        return self.router.done(True)
+
+    def _page_limit(self) -> int | None:
+        """The pages the crawl may reach: ``--max-pages``, or a shard's lease (with a budget)."""
+        return self.budget.limit if self.budget is not None else self.settings.max_pages
+
+    def _out_of_pages(self) -> bool:
+        """Every page the limit allows is fetched or being fetched (a shard with URLs queued
+        asks for more; one with none does not, or it would hold pages others could use)."""
+        limit = self._page_limit()
+        if limit is None or self.pages_total + self._fetching < limit:
+            return False
+        if self.budget is not None and not self.budget.final and self.frontier.queued:
+            self.budget.wanted = True
+        return True
+
     def _limit_reached(self) -> str | None:
         s = self.settings
-        if s.max_pages is not None and self.pages_total >= s.max_pages:
+        limit = self._page_limit()
+        if limit is not None and self.pages_total >= limit and (self.budget is None or self.budget.final):
             return "max-pages"
         if s.max_seconds is not None and time.monotonic() - self._t0 >= s.max_seconds:
             return "max-seconds"
@@ -946,7 +991,7 @@ class Crawler:
                 await self.websub.start(self.transport)  # ConfigError: the address cannot be listened on
             while True:
                 now = time.monotonic()
-                if self.inbox_dir is not None and now - last_inbox >= 2.0:
+                if self.router is not None and now - last_inbox >= s.route_interval:
                     last_inbox = now
                     self.import_inbox()
                 self._stop = self._stop or self._limit_reached()
@@ -960,13 +1005,12 @@ class Crawler:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=0.25)
                     continue
-                if (
-                    s.max_pages is not None
-                    and self._fetching
-                    and self.pages_total + self._fetching >= s.max_pages
+                if self._out_of_pages() and (
+                    self._fetching or (self.budget is not None and self.frontier.queued)
                 ):
                     # each page left to the limit is being fetched: wait for one to end (the
-                    # visits reserve their page before fetching it, so a crawl never passes max_pages)
+                    # visits reserve their page before fetching it, so a crawl never passes
+                    # max_pages); a shard waits for its next lease
                     self._wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), timeout=0.5)
@@ -981,7 +1025,13 @@ class Crawler:
                             # without --revisit, a feed's next poll (or a hub's push to a live
                             # subscription, crawl.websub) is waited for only under --max-time
                             if not self._awaiting_pushes():
-                                break
+                                if self.router is None:
+                                    break
+                                last_inbox = time.monotonic()
+                                if self.import_inbox():
+                                    continue
+                                if self._shards_done():
+                                    break
                             nxt = time.time() + 0.5
                         wait = max(0.0, nxt - time.time())
                     self._wake.clear()
@@ -994,6 +1044,9 @@ class Crawler:
                     sem.release()
                     self.frontier.release(host)
                     break
+                if self._said_idle and self.router is not None:
+                    self._said_idle = False
+                    self.router.done(False)
                 task = asyncio.get_running_loop().create_task(self._visit(host))
                 tasks.add(task)
                 task.add_done_callback(finished)
@@ -1020,8 +1073,9 @@ class Crawler:
                 self.frontier.flush()
             except DiskError as exc:
                 self._stop, self._disk_fault = "store-failed", self._disk_fault or exc
-            for fh in self._outboxes.values():
-                fh.close()
+            if self.router is not None:
+                with contextlib.suppress(DiskError):  # offsets not kept: the URLs come again (seen)
+                    self.router.close()
             if self.renderer is not None:
                 if self.renderer.peak_memory:
                     self.stats.inc("render/browser-peak-mib", self.renderer.peak_memory >> 20)
@@ -1130,7 +1184,7 @@ class Crawler:
             if h.fetched >= s.max_pages_per_host and entry.fetches == 0:
                 self._drop(entry, "trap/host-budget")
                 return
-            if s.max_pages is not None and self.pages_total + self._fetching >= s.max_pages:
+            if self._out_of_pages():
                 self.frontier.push_back(h, entry)  # the limit's last pages are being fetched already
                 return
             self._fetching += 1  # a page reserved against max_pages until its fetch ends

@@ -37,6 +37,7 @@ __all__ = [
     "control_path",
     "live_path",
     "read_all_live",
+    "read_collection_live",
     "read_live",
     "send_command",
 ]
@@ -121,6 +122,23 @@ def read_all_live(frontier_dir: Path) -> list[tuple[str, dict[str, Any]]]:
         if (data := read_live(frontier_dir, name)) is not None:
             out.append((name, data))
     return out
+
+
+def read_collection_live(collection: Path) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Path]]:
+    """Every state published for a collection: in its ``frontier/``, and in each partition's
+    (``partitions/*/frontier/``: the shards of ``trawl crawl --workers N``); with the folder each
+    name publishes in, where its commands go."""
+    states: list[tuple[str, dict[str, Any]]] = []
+    where: dict[str, Path] = {}
+    dirs = [collection / "frontier"]
+    with contextlib.suppress(OSError):
+        dirs += sorted(p / "frontier" for p in (collection / "partitions").iterdir() if p.is_dir())
+    for folder in dirs:
+        for name, data in read_all_live(folder):
+            if name not in where:
+                states.append((name, data))
+                where[name] = folder
+    return states, where
 
 
 def _shard_key(name: str) -> tuple[int, int] | None:

@@ -10,17 +10,20 @@ The query keeps its order: ``?a=1&b=2`` and ``?b=2&a=1`` may be different pages 
 
 :func:`url_key` is a 64-bit hash of the normal form, the unit of the seen set;
 :func:`shard_of` assigns a host to one of N crawler shards, so that each shard owns the
-politeness of its hosts.
+politeness of its hosts (``hash mod N``: adding a shard moves most hosts); :class:`HashRing` does
+it by consistent hashing, so that going from N to N+1 shards moves about 1/(N+1) of the hosts,
+all to the new shard.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import ipaddress
 import re
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
-__all__ = ["SESSION_PARAMS", "host_of", "normalize_url", "shard_of", "url_key"]
+__all__ = ["SESSION_PARAMS", "HashRing", "host_of", "normalize_url", "shard_of", "url_key"]
 
 #: Query parameters that only carry a session: the same page under a new name for every visitor.
 SESSION_PARAMS = frozenset({"sid", "sessionid", "session_id", "phpsessid", "jsessionid", "aspsessionid"})
@@ -160,3 +163,48 @@ def shard_of(host: str, shards: int) -> int:
         return 0
     digest = hashlib.blake2b(host.lower().encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") % shards
+
+
+def _hash64(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+class HashRing:
+    """Consistent hashing of hosts onto ``shards`` shards: each shard holds ``vnodes`` points on
+    a ring of 64-bit hashes (blake2b, the same in every process, unlike Python's salted
+    ``hash``), and a host belongs to the first point at or after its own hash.
+
+    A shard's points depend only on its number, so ``HashRing(n + 1)`` keeps every point of
+    ``HashRing(n)`` and adds the new shard's: a host moves only to the new shard, about
+    1/(n+1) of them. The load per shard varies as about 1/sqrt(vnodes) (9 % at 128); the points
+    being fixed, so are the shares of the ring: at 128 vnodes, every shard's is within 18 % of the
+    mean for 2 to 16 shards.
+    """
+
+    __slots__ = ("_points", "_shards", "shards", "vnodes")
+
+    def __init__(self, shards: int, vnodes: int = 128) -> None:
+        if shards < 1 or vnodes < 1:
+            raise ValueError(f"a hash ring needs at least one shard and one vnode, not {shards} and {vnodes}")
+        self.shards = shards
+        self.vnodes = vnodes
+        ring = sorted((_hash64(f"shard-{i}/{v}"), i) for i in range(shards) for v in range(vnodes))
+        self._points = [point for point, _ in ring]
+        self._shards = [shard for _, shard in ring]
+
+    def owner(self, host: str) -> int:
+        """The shard (0 … shards-1) that owns ``host`` (case-insensitive, as :func:`shard_of`)."""
+        i = bisect.bisect_left(self._points, _hash64(host.lower()))
+        return self._shards[i if i < len(self._points) else 0]
+
+    def shares(self) -> list[float]:
+        """Each shard's part of the ring (they sum to 1): its expected share of hosts."""
+        out = [0] * self.shards
+        previous = self._points[-1] - (1 << 64)  # the arc wrapping around zero
+        for point, shard in zip(self._points, self._shards, strict=True):
+            out[shard] += point - previous
+            previous = point
+        return [arc / (1 << 64) for arc in out]
+
+    def __repr__(self) -> str:
+        return f"HashRing(shards={self.shards}, vnodes={self.vnodes})"

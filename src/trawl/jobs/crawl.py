@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from trawl.crawl import aio
-from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, Progress
+from trawl.crawl.crawler import Crawler, CrawlResult, CrawlSettings, PageLease, Progress
 from trawl.crawl.frontier import Entry, Frontier
 from trawl.crawl.live import LiveMonitor
+from trawl.crawl.route import Router
 from trawl.crawl.sink import Sink
 from trawl.crawl.warcreq import RequestRecorder
 from trawl.document import Link
@@ -80,8 +81,14 @@ def crawl(
     resume: bool = False,
     fresh: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    router: Router | None = None,
+    budget: PageLease | None = None,
+    on_crawler: Callable[[Crawler], None] | None = None,
 ) -> CrawlResult:
-    """Crawl from ``seeds`` into ``collection`` (or continue the crawl it holds, with ``resume``)."""
+    """Crawl from ``seeds`` into ``collection`` (or continue the crawl it holds, with ``resume``).
+    A shard of a crawl in shards (:mod:`trawl.jobs.crawl_cluster`) is given its ``router`` (how
+    URLs of hosts it does not own leave, and its own arrive), its ``budget`` of pages, and hears
+    of its crawler (``on_crawler``, to steer it)."""
     path = frontier_path(collection, settings)
     if path.exists() and not resume:
         if not fresh:
@@ -120,10 +127,14 @@ def crawl(
         frontier,
         ctx=ctx,
         recover=_recoverer(collection),
-        inbox_dir=collection.path / "frontier" if settings.shards > 1 else None,
+        inbox_dir=collection.path / "frontier" if settings.shards > 1 and router is None else None,
         on_progress=tick,
         sink=sink,
+        router=router,
+        budget=budget,
     )
+    if on_crawler is not None:
+        on_crawler(crawler)
     ended = False
     try:
         if worker is not None:

@@ -208,15 +208,22 @@ class NearResult:
 
 
 def collection_state(coll: Collection) -> dict[str, Any]:
-    """What a stored search index was built from: WARC files (name, size) and non-dedup runs."""
-    warc = coll.path / "warc"
-    files = sorted(p for p in warc.iterdir() if p.is_file()) if warc.is_dir() else []
-    stats = coll.path / "stats"
-    runs = (
-        sorted(p.stem for p in stats.glob("*.json") if not p.stem.endswith("-dedup"))
-        if stats.is_dir()
-        else []
-    )
+    """What a stored search index was built from: WARC files (name, size) and non-dedup runs,
+    the collection's own and its partitions' (a crawl in shards)."""
+    files: list[Path] = []
+    runs: list[str] = []
+    partitions = coll.path / "partitions"
+    roots = [
+        coll.path,
+        *(sorted(p for p in partitions.iterdir() if p.is_dir()) if partitions.is_dir() else []),
+    ]
+    for root in roots:
+        warc = root / "warc"
+        files += sorted(p for p in warc.iterdir() if p.is_file()) if warc.is_dir() else []
+        stats = root / "stats"
+        if stats.is_dir():
+            prefix = "" if root == coll.path else f"{root.name}/"
+            runs += sorted(prefix + p.stem for p in stats.glob("*.json") if not p.stem.endswith("-dedup"))
     return {"warc": [[p.name, p.stat().st_size] for p in files], "runs": runs}
 
 

@@ -228,9 +228,14 @@ class RayExecutor(Executor):
             remote = ray.remote(_ray_task).options(
                 num_cpus=1, max_retries=self.retries, retry_exceptions=True
             )
-            pending = {remote.remote(module, spec, rank): rank for rank in ranks}
+            # at most `workers` tasks at once, on a cluster too (Ray would run one a CPU)
+            waiting = list(ranks)
+            pending: dict[Any, int] = {}
             outcomes: dict[int, TaskOutcome] = {}
-            while pending:
+            while waiting or pending:
+                while waiting and len(pending) < self.workers:
+                    rank = waiting.pop(0)
+                    pending[remote.remote(module, spec, rank)] = rank
                 done, _ = ray.wait(list(pending), num_returns=1)
                 for ref in done:
                     rank = pending.pop(ref)

@@ -104,7 +104,7 @@ def input_files(inputs: Sequence[str | Path], exclude: Path | None = None) -> li
         if fsio.is_remote(given):
             files += fsio.expand([given])
             continue
-        path = Path(given)
+        path = Path(given).absolute()  # tasks on other machines (Ray) run in another folder
         if path.is_dir():
             for root, dirs, names in os.walk(path):
                 here = Path(root)

@@ -363,6 +363,11 @@ def sharded_discover(
             f"a sharded discovery (--workers, --executor) runs the minhash method only, not "
             f"{', '.join(others) or 'without minhash'}: drop --method, or drop --workers"
         )
+    if coll.partitions:
+        raise ConfigError(
+            "this collection reads partitions (a crawl in shards): its map tasks read one table "
+            "only, so run trawl dedup on it without --workers (the plain discovery reads them all)"
+        )
     t0 = time.perf_counter()
     table = coll.table  # the writer's lock, held to the end: no row changes under the tasks
     table.flush()

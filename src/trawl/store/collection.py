@@ -13,6 +13,7 @@
       frontier/    crawl state
       stats/       counters per run (<run>.json, mergeable) and drops (<run>.drops.jsonl)
       exports/     Parquet URL index, TREC Web, JSONL
+      partitions/  (a distributed crawl) <name>/: a whole collection per crawl shard, read with this one
 
 Random access: URL → SURT row → ``fetch:pointer`` (file, offset, length) → one seek, one read,
 one gzip member decompressed. The table also holds the title, text, links and metadata, so
@@ -34,6 +35,14 @@ while a read still decompresses one record (plus the site's references, cached).
 reference pointers are the ``ref`` entry of the table; each capture names the references it was
 written with (``pointer.dict``; reference k was compressed against the k before it), so a record
 never depends on a later change.
+
+Partitions: the shards of a distributed crawl each write a collection of their own under
+``partitions/<name>/`` (WARC file names made unique by their ``warc.prefix``). When there are any,
+:attr:`Collection.table` is a :class:`~trawl.store.union.UnionTable` of this collection's own table
+and every partition's (opened read-only: their shards may be writing them), and every reader
+(:meth:`Collection.find`, :meth:`Collection.records`, :meth:`Collection.read`, ``info``...) sees the
+union. Writes (:class:`CollectionWriter`, dedup's cells) go to the collection's own table and
+``warc/``, as without partitions.
 
 Exact duplicates: a payload already stored (same SHA-1, as in ``WARC-Payload-Digest``) is written
 again only as a WARC ``revisit`` record (profile identical-payload-digest) whose ``WARC-Refers-To``
@@ -66,6 +75,7 @@ from trawl.store.disk import disk_error
 from trawl.store.table import Mutation, RowStore, Table
 from trawl.store.tablets import MASTER, TabletTable
 from trawl.store.tails import TailRepair, codec_of, repair_tail
+from trawl.store.union import UnionTable
 from trawl.store.warcfile import (
     IDENTICAL_PAYLOAD,
     SERVER_NOT_MODIFIED,
@@ -80,6 +90,8 @@ __all__ = ["Collection", "CollectionWriter", "StoredRecord", "anchor_terms", "si
 
 CONFIG_FILE = "trawl.toml"
 SUBDIRS = ("warc", "table", "index", "frontier", "stats", "exports")
+#: where a distributed crawl's shards write their partitions (a collection each)
+PARTITIONS = "partitions"
 # How many versions of each family's cells the table keeps (per-family policy): a capture's own
 # cells (fetch, text, meta, links, lang) as many as its fetch, so every kept capture keeps its
 # title, text, decoding and language; anchor cells are per linking page, the newest is enough.
@@ -232,13 +244,22 @@ class StoredRecord:
 
 
 class Collection:
-    """A trawl collection directory: open or create it, write to it, read from it."""
+    """A trawl collection directory: open or create it, write to it, read from it.
 
-    def __init__(self, path: Path, config: Config, *, split_bytes: int = SPLIT_BYTES) -> None:
+    ``read_only``: open its table without the writer's lock (another process may be writing it),
+    as a collection's partitions are opened; writing to it raises :class:`StoreError`.
+    """
+
+    def __init__(
+        self, path: Path, config: Config, *, split_bytes: int = SPLIT_BYTES, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
         self.config = config
         self.split_bytes = split_bytes
+        self.read_only = read_only
         self._table: RowStore | None = None
+        self._partitions: list[Collection] | None = None
+        self._warc_homes: dict[str, Path] = {}  # a partition's WARC file name -> its path
         #: a write the disk refused while the table was being closed (nothing acknowledged is lost)
         self.disk_failure: DiskError | None = None
         self._references: OrderedDict[tuple[str, int], bytes] = OrderedDict()
@@ -278,32 +299,89 @@ class Collection:
         return cls(path, config, split_bytes=split_bytes)
 
     @classmethod
-    def open(cls, path: Path, *, overrides: Sequence[str] = (), split_bytes: int = SPLIT_BYTES) -> Collection:
+    def open(
+        cls,
+        path: Path,
+        *,
+        overrides: Sequence[str] = (),
+        split_bytes: int = SPLIT_BYTES,
+        read_only: bool = False,
+    ) -> Collection:
         path = Path(path)
         if not cls.is_collection(path):
             raise CollectionNotFound(
                 f"{str(path)!r} is not a trawl collection (no {CONFIG_FILE} and table/); "
                 "create one with: trawl ingest SOURCE -o " + str(path)
             )
-        return cls(path, load_config(path / CONFIG_FILE, overrides=overrides), split_bytes=split_bytes)
+        config = load_config(path / CONFIG_FILE, overrides=overrides)
+        return cls(path, config, split_bytes=split_bytes, read_only=read_only)
 
     @property
     def table(self) -> RowStore:
         """The rows: tablets (:class:`TabletTable`), or one :class:`Table` for a collection made
         with ``table.tablets = false`` or before tablets (its ``table/`` holds RocksDB's own files).
-        What the directory holds decides; the option only shapes a new collection."""
+        What the directory holds decides; the option only shapes a new collection.
+
+        With partitions (:attr:`partitions`), a :class:`~trawl.store.union.UnionTable` of this
+        table and theirs: reads see every partition's rows, writes go to this one."""
         if self._table is None:
-            path = self.path / "table"
-            made = (path / MASTER).is_file() or (path / "CURRENT").is_file()
-            tablets = (path / MASTER).is_file() if made else self.config.table.tablets
-            if tablets:
-                self._table = TabletTable(path, versions=FAMILY_VERSIONS, split_bytes=self.split_bytes)
-            else:
-                self._table = Table(path, versions=FAMILY_VERSIONS)
+            own = self._own_table()
+            try:
+                members = [p.table for p in self.partitions]
+            except BaseException:
+                for part in self._partitions or []:
+                    part.close()
+                self._partitions = None
+                own.close()
+                raise
+            self._table = UnionTable([own, *members]) if members else own
         return self._table
+
+    def _table_made(self) -> bool:
+        path = self.path / "table"
+        return (path / MASTER).is_file() or (path / "CURRENT").is_file()
+
+    def _own_table(self) -> RowStore:
+        path = self.path / "table"
+        made = self._table_made()
+        tablets = (path / MASTER).is_file() if made else self.config.table.tablets
+        if self.read_only and not made:
+            raise StoreError(f"the collection at {str(self.path)!r} has no table yet, and is open read-only")
+        if tablets:
+            return TabletTable(
+                path, versions=FAMILY_VERSIONS, split_bytes=self.split_bytes, read_only=self.read_only
+            )
+        return Table(path, versions=FAMILY_VERSIONS, read_only=self.read_only)
+
+    @property
+    def partitions(self) -> list[Collection]:
+        """The partitions under ``partitions/`` (a distributed crawl's shards), by name, each open
+        read-only; found on first use, and only those whose table has been made (a shard that has
+        not written yet holds nothing). Empty for a plain collection."""
+        if self._partitions is None:
+            found: list[Collection] = []
+            root = self.path / PARTITIONS
+            try:
+                candidates = sorted(p for p in root.iterdir() if p.is_dir())
+            except OSError:  # no partitions/ (a plain collection)
+                candidates = []
+            for path in candidates:
+                if self.is_collection(path):
+                    part = Collection.open(path, split_bytes=self.split_bytes, read_only=True)
+                    if part._table_made():
+                        found.append(part)
+            self._partitions = found
+        return self._partitions
 
     def close(self) -> None:
         table, self._table = self._table, None
+        partitions, self._partitions = self._partitions or [], None
+        self._warc_homes.clear()
+        members = {id(m) for m in table.members} if isinstance(table, UnionTable) else set()
+        for part in partitions:
+            if id(part._table) in members:  # a member of this one's union: closed with it below
+                part._table = None
+            part.close()
         if table is not None:
             try:
                 table.close()
@@ -463,9 +541,21 @@ class Collection:
         )
 
     def _warc_path(self, file: str) -> Path:
+        """Where the WARC file ``file`` is: in this collection's ``warc/``, or in a partition's
+        (the name of a missing file: this collection's, so that reading it says it is missing)."""
         if "/" in file or file in ("", ".", ".."):
             raise RecordNotFound(f"{file!r} is not the name of a WARC file of {str(self.path)!r}")
-        return self.path / "warc" / file
+        own = self.path / "warc" / file
+        if not self.partitions or own.exists():
+            return own
+        found = self._warc_homes.get(file)
+        if found is None:
+            for part in self.partitions:
+                path = part._warc_path(file)
+                if path.exists():
+                    found = self._warc_homes[file] = path
+                    break
+        return found or own
 
     def dictionary_for(self, refs: list[dict[str, Any]] | None) -> bytes | None:
         """The zstd dictionary made of a site's reference records ``refs`` (None for none).
@@ -700,6 +790,10 @@ class Collection:
         return True
 
     def warc_files(self) -> list[Path]:
+        """Every WARC file: this collection's, then each partition's (each part by name)."""
+        return self._own_warc_files() + [p for part in self.partitions for p in part.warc_files()]
+
+    def _own_warc_files(self) -> list[Path]:
         return sorted(p for p in (self.path / "warc").iterdir() if p.is_file())
 
     def repair_warc_tails(self, *, skip: Iterable[str] = ()) -> list[TailRepair]:
@@ -720,7 +814,7 @@ class Collection:
         def indexed(name: str) -> Callable[[int], bool]:  # does a row name a record there?
             return lambda at: table.lookup("pointer", f"{name}@{at}") is not None
 
-        for path in self.warc_files():
+        for path in self._own_warc_files():  # a partition's files are its shard's to repair
             codec = codec_of(path.name)
             if codec is None or path.name in skipped:
                 continue
@@ -742,12 +836,16 @@ class Collection:
         return repairs
 
     def runs(self) -> list[tuple[str, Stats]]:
+        """Every run's counters, by name: this collection's runs, then each partition's, named
+        ``<partition>/<run>``."""
         out = []
         for p in sorted((self.path / "stats").glob("*.json")):
             try:
                 out.append((p.stem, Stats.load(p)))
             except (OSError, ValueError) as exc:
                 raise StoreError(f"cannot read run statistics {str(p)!r}: {exc}") from exc
+        for part in self.partitions:
+            out += [(f"{part.path.name}/{name}", stats) for name, stats in part.runs()]
         return out
 
     def info(self) -> dict[str, Any]:
@@ -771,7 +869,26 @@ class Collection:
         merged = Stats.merged(s for _, s in runs)
 
         def du(p: Path) -> int:
-            return sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+            # a file a running shard removes (a compaction's) while this walks counts nothing
+            total = 0
+            for f in p.rglob("*"):
+                try:
+                    total += f.stat().st_size if f.is_file() else 0
+                except OSError:
+                    continue
+            return total
+
+        partitions: list[dict[str, Any]] = [
+            {
+                "name": part.path.name,
+                "path": str(part.path),
+                "warc_files": len(files := part.warc_files()),
+                "warc_bytes": sum(p.stat().st_size for p in files),
+                "table_bytes": du(part.path / "table"),
+                "runs": len(part.runs()),
+            }
+            for part in self.partitions
+        ]
 
         return {
             "path": str(self.path),
@@ -783,9 +900,10 @@ class Collection:
             "types": dict(sorted(types.items(), key=lambda kv: -kv[1])),
             "warc_files": len(warcs),
             "warc_bytes": sum(p.stat().st_size for p in warcs),
-            "table_bytes": du(self.path / "table"),
+            "table_bytes": du(self.path / "table") + sum(int(p["table_bytes"]) for p in partitions),
             "runs": len(runs),
             "counters": merged.to_dict()["counters"],
+            "partitions": partitions,
         }
 
 

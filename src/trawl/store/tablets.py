@@ -10,7 +10,10 @@ directory::
       t000000/      a tablet: a plain :class:`~trawl.store.table.Table` holding rows [start, end)
 
 Every tablet is an ordinary table, so one can be opened alone (read-only by another process, to
-serve it) or moved to another disk (:meth:`TabletTable.move`). A split copies the two halves into
+serve it) or moved to another disk (:meth:`TabletTable.move`). The whole table opens read-only too
+(``read_only=True``: while its writer runs, e.g. a crawl shard's partition read by ``trawl show``):
+the meta table and every tablet of the map are opened read-only at once, nothing is split or
+cleared, and a write is refused. A split copies the two halves into
 two new tablets, makes them durable, then replaces ``master.json`` atomically (write, fsync,
 rename): a crash before the rename leaves the old tablet in the map and the half-made ones as
 garbage, removed on the next open; after it, the old one is the garbage. Readers are never
@@ -34,7 +37,17 @@ from typing import Any
 import orjson
 
 from trawl.errors import StoreError
-from trawl.store.table import DumpItem, FamilyPolicy, Mutation, RowStore, Table
+from trawl.store.table import (
+    DumpCell,
+    DumpEntry,
+    DumpIndex,
+    DumpItem,
+    DumpPostings,
+    FamilyPolicy,
+    Mutation,
+    RowStore,
+    Table,
+)
 
 __all__ = ["TabletInfo", "TabletTable"]
 
@@ -60,6 +73,9 @@ class TabletTable(RowStore):
 
     ``split_bytes``: a tablet whose estimated size passes this after a write is split at its
     median row (checked every ``check_every`` writes, because the estimate costs a property read).
+    ``read_only``: open without the writer's lock (another process may be writing): the meta
+    table, then every tablet named by the map, each read-only, as they are now; writes raise
+    :class:`~trawl.errors.StoreError`.
     """
 
     def __init__(
@@ -71,17 +87,29 @@ class TabletTable(RowStore):
         split_bytes: int = 256 << 20,
         check_every: int = 512,
         create: bool = True,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.versions = dict(versions or {})
         self.policies = dict(policies or {})
         self.split_bytes = split_bytes
         self.check_every = check_every
         master = self.path / MASTER
+        self._open: dict[str, Table] = {}
+        self._retired: list[Table] = []
+        self._writes: dict[str, int] = {}
+        self._write_lock = threading.RLock()
+        self._open_lock = threading.Lock()
+        self._closed = False
+        self.splits = 0
         if not master.is_file():
-            if not create:
+            if not create or read_only:
                 raise StoreError(f"no tablet table at {str(self.path)!r} (no {MASTER})")
             self.path.mkdir(parents=True, exist_ok=True)
+        if read_only:
+            self._open_read_only()
+            return
         # the meta table first: its LOCK makes this process the table's one writer before it
         # writes the map or clears another's half-made tablets (a second writer is refused here)
         self._meta = Table(self.path / "meta", versions=self.versions, policies=self.policies)
@@ -90,13 +118,39 @@ class TabletTable(RowStore):
             self._write_master([TabletInfo(self._next_id(), "", None, "t000000")])
         self._map = self._read_master()
         self._serial = 1 + max(int(t.id[1:]) for t in self._map)
-        self._open: dict[str, Table] = {}
-        self._retired: list[Table] = []
-        self._writes: dict[str, int] = {}
-        self._write_lock = threading.RLock()
-        self._open_lock = threading.Lock()
         self._remove_garbage()
-        self.splits = 0
+
+    def _open_read_only(self) -> None:
+        """The meta table, then every tablet of the map, read-only. The writer writes a row's
+        tablet before its index entries (in meta), so meta opened first names no row the tablets
+        lack. A split that replaced the map while its tablets were being opened (its old tablet
+        perhaps cleared) is met by opening the new map's."""
+        self._meta = Table(self.path / "meta", versions=self.versions, policies=self.policies, read_only=True)
+        failure: StoreError | None = None
+        for _attempt in range(3):
+            self._map = self._read_master()
+            self._serial = 1 + max(int(t.id[1:]) for t in self._map)
+            try:
+                for info in self._map:
+                    self._table(info)
+                if self._read_master() == self._map:
+                    return
+            except StoreError as exc:
+                failure = exc
+            for table in self._open.values():
+                table.close()
+            self._open.clear()
+        self._meta.close()
+        raise failure or StoreError(
+            f"the master map of {str(self.path)!r} kept changing while its tablets were opened read-only"
+        )
+
+    def _refuse(self, what: str) -> None:
+        if self.read_only:
+            raise StoreError(
+                f"the tablet table at {str(self.path)!r} is open read-only (another process may be "
+                f"writing it): cannot {what}; open it without read_only in the process that owns it"
+            )
 
     # -- the master map ------------------------------------------------------------------------
 
@@ -162,8 +216,17 @@ class TabletTable(RowStore):
         if table is None:
             with self._open_lock:
                 table = self._open.get(info.id)
+                if table is None and self.read_only and not (self._dir(info) / "CURRENT").is_file():
+                    # the writer makes a tablet on its first row: until then it holds nothing
+                    table = self._open[info.id] = _EmptyTablet(self._dir(info), self.versions, self.policies)
                 if table is None:
-                    table = Table(self._dir(info), versions=self.versions, policies=self.policies)
+                    table = Table(
+                        self._dir(info),
+                        versions=self.versions,
+                        policies=self.policies,
+                        create=not self.read_only,
+                        read_only=self.read_only,
+                    )
                     self._open[info.id] = table
         return table
 
@@ -188,6 +251,7 @@ class TabletTable(RowStore):
         """Each tablet's rows in one batch of that tablet, then the postings, indexes and entries
         in one batch of the meta table: a crash between the two leaves rows without their index
         entries (rewritten by an idempotent re-run), never an index entry to a missing row."""
+        self._refuse("write")
         with self._write_lock:
             by_tablet: dict[str, tuple[TabletInfo, list[Mutation]]] = {}
             meta: list[Mutation] = []
@@ -214,6 +278,7 @@ class TabletTable(RowStore):
         return self._meta.lookup(index, key)
 
     def put_entry(self, index: str, key: str, value: Any) -> None:
+        self._refuse("write")
         self._meta.put_entry(index, key, value)
 
     def get_entry(self, index: str, key: str) -> Any:
@@ -224,14 +289,24 @@ class TabletTable(RowStore):
 
     def dump(self) -> Iterator[DumpItem]:
         """Each tablet's cells (its own range only), in row order, then what ``meta`` holds."""
+        yield from self.dump_cells()
+        yield from self.dump_meta()
+
+    def dump_cells(self) -> Iterator[DumpCell]:
+        """Every stored version of every cell, tablet by tablet (each its own range), in row order."""
         for info in self.tablets:
             yield from self._table(info).dump_cells(info.start, info.end)
+
+    def dump_meta(self) -> Iterator[DumpIndex | DumpEntry | DumpPostings]:
+        """The index entries, JSON entries and posting lists (the meta table's)."""
         yield from self._meta.dump_meta()
 
     # -- splitting and moving ------------------------------------------------------------------
 
     def maybe_split(self, tablet_id: str) -> bool:
         """Split ``tablet_id`` if it has grown past ``split_bytes``; True if it did."""
+        if self.read_only:
+            return False
         with self._write_lock:
             info = next((t for t in self._map if t.id == tablet_id), None)
             if info is None or self._table(info).approximate_bytes() <= self.split_bytes:
@@ -240,6 +315,7 @@ class TabletTable(RowStore):
 
     def split(self, tablet_id: str, at: str | None = None) -> tuple[TabletInfo, TabletInfo] | None:
         """Split a tablet at row ``at`` (default: its median row); None if it has under two rows."""
+        self._refuse("split a tablet")
         with self._write_lock:
             tablets = self._map
             idx = next((i for i, t in enumerate(tablets) if t.id == tablet_id), None)
@@ -288,6 +364,7 @@ class TabletTable(RowStore):
 
     def move(self, tablet_id: str, destination: Path) -> TabletInfo:
         """Move a tablet's directory under ``destination`` (another disk) and record it in the map."""
+        self._refuse("move a tablet")
         with self._write_lock:
             tablets = self._map
             idx = next((i for i, t in enumerate(tablets) if t.id == tablet_id), None)
@@ -381,24 +458,54 @@ class TabletTable(RowStore):
 
     def compact(self) -> None:
         """Flush and compact every tablet and the meta table (measuring on-disk size)."""
+        self._refuse("compact")
         for info in self._map:
             self._table(info).compact()
         self._meta.compact()
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         with self._open_lock:
             for table in [*self._open.values(), *self._retired]:
                 table.close()
             self._open.clear()
             self._retired.clear()
         self._meta.close()
-        self._remove_garbage()
+        if not self.read_only:  # the writer's to clear: a reader never removes a directory
+            self._remove_garbage()
 
     def __enter__(self) -> TabletTable:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _EmptyTablet(Table):
+    """A tablet of the map its writer has not made yet (no row was written to it), read-only."""
+
+    def __init__(self, path: Path, versions: Mapping[str, int], policies: Mapping[str, FamilyPolicy]) -> None:
+        self.path = path
+        self.versions = dict(versions)
+        self.policies = {f: FamilyPolicy(versions=n) for f, n in self.versions.items()}
+        self.policies.update(policies)
+        self.read_only = True
+        self._closed = True
+        self._markers = True
+
+    def _scan(self, prefix: bytes, start: bytes | None = None) -> Iterator[tuple[bytes, Any]]:
+        return iter(())
+
+    def rows(self, prefix: str = "") -> Iterator[str]:
+        return iter(())
+
+    def approximate_bytes(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        """Nothing was opened."""
 
 
 def _copy_raw(source: Table, left: Table, right: Table, cut: bytes) -> None:

@@ -37,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from trawl import __version__
-from trawl.crawl.live import COMMANDS, combine, read_all_live, send_command
+from trawl.crawl.live import COMMANDS, combine, read_collection_live, send_command
 from trawl.errors import RecordNotFound
 from trawl.store.collection import Collection
 from trawl.web.explain import EXAMPLES, EXPLAINERS, ExplainError, explain
@@ -548,7 +548,8 @@ class _Pages:
         return self.page("freshness.html", c={"name": served.name}, f=data)
 
     def _crawl_state(self, served: Served) -> dict[str, Any]:
-        live = combine(read_all_live(served.path / "frontier"))  # a sharded crawl's shards as one
+        states, _ = read_collection_live(served.path)  # a sharded crawl's shards (and partitions') as one
+        live = combine(states)
         data = {"collection": served.name, **(live or {"state": "none"})}
         job = served.jobs.running()
         if (
@@ -609,8 +610,9 @@ class _Pages:
         names = [shard["name"] for shard in shards if shard["state"] in ("running", "paused")]
         if not names:
             raise HTTPException(409, f"no crawl is running on {served.name!r} (state: {data['state']})")
+        _, where = await run_in_threadpool(read_collection_live, served.path)
         for name in names:
-            await run_in_threadpool(send_command, served.path / "frontier", command, name)
+            await run_in_threadpool(send_command, where.get(name, served.path / "frontier"), command, name)
         sent = {"collection": served.name, "sent": command, "state": data["state"]}
         return _json(sent if "shards" not in data else {**sent, "shards": names}, 202)
 

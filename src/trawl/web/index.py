@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from trawl.errors import StoreError
-from trawl.store.collection import Collection
+from trawl.store.collection import PARTITIONS, Collection
 from trawl.urls import url_hash
 
 __all__ = ["INDEX_FILE", "DocFilter", "DocIndex", "generation_marker"]
@@ -80,7 +80,8 @@ COLUMNS = ("key", "url", "host", "title", "lang", "format", "status", "fetched_a
 
 
 def generation_marker(collection: Path) -> str:
-    """A digest that changes whenever a run changed the collection (cheap: two directory listings)."""
+    """A digest that changes whenever a run changed the collection (cheap: two directory listings,
+    and each partition's marker: a distributed crawl's shards write ``partitions/<name>/``)."""
     h = hashlib.blake2b(digest_size=12)
     for sub, pattern in (("stats", ".json"), ("warc", "")):
         try:
@@ -91,6 +92,12 @@ def generation_marker(collection: Path) -> str:
             if e.name.endswith(pattern) and e.is_file():
                 st = e.stat()
                 h.update(f"{sub}/{e.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    try:
+        partitions = sorted(e.name for e in os.scandir(collection / PARTITIONS) if e.is_dir())
+    except OSError:
+        partitions = []
+    for name in partitions:
+        h.update(f"{PARTITIONS}/{name}:{generation_marker(collection / PARTITIONS / name)}\n".encode())
     return h.hexdigest()
 
 
