@@ -57,10 +57,11 @@ __all__ = [
     "partition_name",
 ]
 
-#: pages granted to a shard at a time (at most; never more than are left under --max-pages)
-LEASE = 50
+#: pages granted to a shard at a time (at most; never more than are left under --max-pages); a
+#: shard asks for the next lease when half of this one is left, so it never waits for pages
+LEASE = 100
 #: seconds between two rounds of exchanges with the shards
-ROUND = 0.1
+ROUND = 0.05
 #: URLs found for a shard after it ended, kept in its partition's frontier folder for its next run
 KEPT = "cluster-kept.jsonl"
 #: rounds in a row every shard must be idle, with nothing in transit, before the crawl ends
@@ -194,7 +195,8 @@ class ShardHost:
 
         spec = self.spec
         data = dict(spec.settings)
-        data.update(shard=spec.index, shards=spec.shards, partition="ring")
+        # URLs from other shards taken as often as the coordinator brings them
+        data.update(shard=spec.index, shards=spec.shards, partition="ring", route_interval=ROUND)
         settings = CrawlSettings.from_dict(data)
         kept = spec.partition() / "frontier" / KEPT
         taken = kept.with_suffix(".taken")
@@ -245,7 +247,7 @@ class ShardHost:
             "pages": int(getattr(crawler, "pages_run", 0)),
             "bytes": int(getattr(crawler, "bytes_run", 0)),
             "queued": int(getattr(getattr(crawler, "frontier", None), "queued", 0)),
-            "want": bool(self.budget is not None and self.budget.wanted),
+            "want": self._wants(crawler),
             "returned": self.budget.take_returned() if self.budget is not None else 0,
             "done": done,
             "error": self.error,
@@ -261,6 +263,17 @@ class ShardHost:
                 "failure": r.failure,
             }
         return answer
+
+    def _wants(self, crawler: Any) -> bool:
+        """Whether to ask for pages: out of them with URLs queued, or, with URLs queued, half way
+        through the lease (so the next one comes before this one is used up)."""
+        budget = self.budget
+        if budget is None or budget.final or crawler is None:
+            return False
+        if budget.wanted:
+            return True
+        left = budget.limit - (int(crawler.pages_total) + int(getattr(crawler, "_fetching", 0)))
+        return bool(crawler.frontier.queued) and left <= LEASE // 2
 
     def stop(self, reason: str) -> None:
         if self.crawler is not None:
@@ -520,12 +533,12 @@ class _Round:
         self.answers = [{} for _ in range(self.n)]
 
     def lease(self, i: int) -> None:
-        """Grant shard ``i`` pages: at most :data:`LEASE`, and less as fewer are left, so a shard
-        that runs out of work holds few that another could use."""
+        """Grant shard ``i`` pages: at most :data:`LEASE`, and at most its share of what is left
+        (a shard that runs out of work gives its pages back)."""
         if self.left is None:
             self.grants[i] = LEASE
             return
-        share = max(1, min(LEASE, self.left // (2 * self.n)))
+        share = max(1, min(LEASE, -(-self.left // self.n)))
         self.grants[i] = min(share, self.left)
         self.left -= self.grants[i]
         self.finals[i] = self.left == 0
