@@ -180,6 +180,25 @@ def output_file(path: Path) -> Iterator[Path]:
     yield target
 
 
+def add_scale_options(
+    group: Any, workers_help: str, tasks_help: str | None = None, what: str = "the tasks"
+) -> None:
+    """``--workers N`` (what it does: ``workers_help``), ``--tasks T`` (when the command splits
+    into tasks: ``tasks_help``), ``--executor local|ray`` and ``--ray-address A``: the options
+    every command that runs on several processes or machines shares."""
+    group.add_argument("--workers", type=bounded(int, 1), metavar="N", help=workers_help)
+    if tasks_help is not None:
+        group.add_argument("--tasks", type=bounded(int, 1), metavar="T", help=tasks_help)
+    group.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        help=f"where {what} run: local processes (the default) or Ray (needs trawl[scale])",
+    )
+    group.add_argument(
+        "--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001, or auto); else a local Ray"
+    )
+
+
 def collection_dir(value: str) -> Path:
     """An argparse ``type`` for ``-o COLLECTION``: a local (or shared, mounted) folder; a URL is
     refused (the collection's table is a RocksDB on a POSIX file system; inputs may be URLs)."""

@@ -15,6 +15,7 @@ from rich.table import Table as RichTable
 
 from trawl.cli.common import (
     add_config_options,
+    add_scale_options,
     bounded,
     collection_dir,
     err_console,
@@ -218,19 +219,12 @@ def register(sub: Any) -> None:
     run_g.add_argument(
         "--shard", default="0/1", metavar="I/N", help="crawl only the hosts with hash(host) mod N = I"
     )
-    run_g.add_argument(
-        "--workers",
-        type=bounded(int, 1),
-        metavar="N",
-        help="crawl as N shards (processes, or Ray actors), hosts dealt by consistent hashing, URLs "
+    add_scale_options(
+        run_g,
+        "crawl as N shards (processes, or Ray actors), hosts dealt by consistent hashing, URLs "
         "routed between them, each shard writing a partition of the collection",
+        what="the shards",
     )
-    run_g.add_argument(
-        "--executor",
-        choices=("local", "ray"),
-        help="where the shards run with --workers: local processes (the default) or Ray (trawl[scale])",
-    )
-    run_g.add_argument("--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001 or auto)")
     run_g.add_argument(
         "--resume",
         action="store_true",
@@ -390,6 +384,21 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _json_summary(args: argparse.Namespace, result: Any, extra: dict[str, Any]) -> dict[str, Any]:
+    """``--json``'s one object: the run, where, pages, seconds, why it stopped, what the kind of
+    crawl adds (``extra``), the failure if any, and the counters."""
+    return {
+        "run": result.run,
+        "collection": str(args.output),
+        "pages": result.pages,
+        "seconds": round(result.seconds, 3),
+        "stopped": result.stopped,
+        **extra,
+        **({"failure": result.failure} if result.failure else {}),
+        **result.stats.to_dict(),
+    }
+
+
 def _run_cluster(args: argparse.Namespace) -> int:
     """``--workers N``: the crawl in shards (:mod:`trawl.jobs.crawl_cluster`)."""
     from trawl.cli.ingest import stopped_by_signals  # noqa: PLC0415 - only here
@@ -444,22 +453,8 @@ def _run_cluster(args: argparse.Namespace) -> int:
             stop=stop,
         )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "run": result.run,
-                    "collection": str(args.output),
-                    "pages": result.pages,
-                    "seconds": round(result.seconds, 3),
-                    "stopped": result.stopped,
-                    "workers": workers,
-                    "executor": args.executor or "local",
-                    "shards": result.shards,
-                    **({"failure": result.failure} if result.failure else {}),
-                    **result.stats.to_dict(),
-                }
-            )
-        )
+        shards = {"workers": workers, "executor": args.executor or "local", "shards": result.shards}
+        print(json.dumps(_json_summary(args, result, shards)))
     else:
         out = out_console()
         out.print(
@@ -508,20 +503,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.seeds and len(result.refused_seeds) == len(args.seeds) and not result.pages and not args.resume:
         raise InputError(f"nothing to crawl: every seed was refused ({len(args.seeds)})")
     if args.json:
+        refused = [{"seed": seed, "why": why} for seed, why in result.refused_seeds]
         print(
-            json.dumps(
-                {
-                    "run": result.run,
-                    "collection": str(args.output),
-                    "pages": result.pages,
-                    "seconds": round(result.seconds, 3),
-                    "stopped": result.stopped,
-                    "frontier": result.frontier,
-                    "refused_seeds": [{"seed": seed, "why": why} for seed, why in result.refused_seeds],
-                    **({"failure": result.failure} if result.failure else {}),
-                    **result.stats.to_dict(),
-                }
-            )
+            json.dumps(_json_summary(args, result, {"frontier": result.frontier, "refused_seeds": refused}))
         )
     else:
         out = out_console()

@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-from trawl.cli.common import add_config_options, bounded, out_console
+from trawl.cli.common import add_config_options, add_scale_options, bounded, out_console
 from trawl.config import DedupConfig, load_config
 from trawl.dedup.engine import METHODS, DedupOptions
 from trawl.errors import ConfigError
 from trawl.jobs.dedup import DiscoveryResult, discover_collection, near_in_collection, pair_row
-from trawl.jobs.executors import EXECUTORS
 from trawl.store.collection import Collection
 
 HELP = "find exact and near-duplicate documents in a collection (discovery), or one document's (search)"
@@ -97,24 +96,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--limit", type=bounded(int, 1), help="search: at most this many results (default 100)")
     p.add_argument("--no-store", action="store_true", help="discovery: do not write dup cells or the report")
-    scale = p.add_argument_group("sharded discovery (several processes or machines; minhash only)")
-    scale.add_argument(
-        "--workers",
-        type=bounded(int, 1),
-        metavar="N",
-        help="discovery as map and reduce tasks, N at a time (band records shuffled by band and bucket): "
+    add_scale_options(
+        p.add_argument_group("sharded discovery (several processes or machines; minhash only)"),
+        "discovery as map and reduce tasks, N at a time (band records shuffled by band and bucket): "
         "the same pairs and clusters, stored the same way; run the same command again after a failure",
-    )
-    scale.add_argument(
-        "--tasks", type=bounded(int, 1), metavar="T", help="T map and T reduce tasks (default 2 per worker)"
-    )
-    scale.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        help="where the tasks run: local processes (the default) or Ray (needs trawl[scale])",
-    )
-    scale.add_argument(
-        "--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001, or auto); else a local Ray"
+        "T map and T reduce tasks (default 2 per worker)",
     )
     add_config_options(p)
     p.set_defaults(func=run)

@@ -25,6 +25,7 @@ from rich.table import Table as RichTable
 
 from trawl.cli.common import (
     add_config_options,
+    add_scale_options,
     bounded,
     collection_dir,
     err_console,
@@ -35,7 +36,6 @@ from trawl.cli.common import (
 )
 from trawl.document import Document
 from trawl.errors import ConfigError, InputError
-from trawl.jobs.executors import EXECUTORS
 from trawl.jobs.ingest import IngestResult, ingest
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
@@ -67,24 +67,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
-    scale = p.add_argument_group("sharded tasks (several processes or machines)")
-    scale.add_argument(
-        "--workers",
-        type=bounded(int, 1),
-        metavar="N",
-        help="run the ingest as sharded tasks, N at a time, merged into the collection at the end "
+    add_scale_options(
+        p.add_argument_group("sharded tasks (several processes or machines)"),
+        "run the ingest as sharded tasks, N at a time, merged into the collection at the end "
         "(idempotent: run the same command again after a failure)",
-    )
-    scale.add_argument(
-        "--tasks", type=bounded(int, 1), metavar="T", help="split the input files into T tasks (2 per worker)"
-    )
-    scale.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        help="where the tasks run: local processes (the default) or Ray (needs trawl[scale])",
-    )
-    scale.add_argument(
-        "--ray-address", metavar="ADDR", help="a Ray cluster (ray://HOST:10001, or auto); else a local Ray"
+        "split the input files into T tasks (2 per worker)",
     )
     desk = p.add_argument_group("folders (a desktop crawl)")
     desk.add_argument(

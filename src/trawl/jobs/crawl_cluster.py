@@ -284,6 +284,21 @@ class ShardHost:
 # -- handles: the coordinator's side of a shard, in a process of its own or a Ray actor ------------
 
 
+def _ended(error: str) -> dict[str, Any]:
+    """The answer of a shard that can no longer answer (its process or actor is gone)."""
+    return {
+        "routed": [],
+        "received": 0,
+        "idle": True,
+        "pages": 0,
+        "bytes": 0,
+        "queued": 0,
+        "want": False,
+        "done": True,
+        "error": error,
+    }
+
+
 class LocalShard:
     """A shard in a process of its own (``python -m trawl.jobs.crawl_cluster``), over a pipe."""
 
@@ -313,17 +328,7 @@ class LocalShard:
             answer: dict[str, Any] = self.conn.recv()
         except (EOFError, OSError):
             tail = self.log.read_bytes()[-1500:].decode("utf-8", "replace") if self.log.exists() else ""
-            return {
-                "routed": [],
-                "received": 0,
-                "idle": True,
-                "pages": 0,
-                "bytes": 0,
-                "queued": 0,
-                "want": False,
-                "done": True,
-                "error": f"the shard's process ended: {tail.strip()}",
-            }
+            return _ended(f"the shard's process ended: {tail.strip()}")
         return answer
 
     def stop(self, reason: str) -> None:
@@ -354,17 +359,7 @@ class RayShard:
         try:
             answer: dict[str, Any] = self.ray.get(self.actor.exchange.remote(**kwargs))
         except Exception as exc:  # the actor died
-            return {
-                "routed": [],
-                "received": 0,
-                "idle": True,
-                "pages": 0,
-                "bytes": 0,
-                "queued": 0,
-                "want": False,
-                "done": True,
-                "error": f"the shard's actor ended: {exc}",
-            }
+            return _ended(f"the shard's actor ended: {exc}")
         return answer
 
     def stop(self, reason: str) -> None:

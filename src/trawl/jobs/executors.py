@@ -37,7 +37,15 @@ from typing import Any
 from trawl.errors import ConfigError, MissingDependency
 from trawl.subproc import die_with_parent
 
-__all__ = ["EXECUTORS", "Executor", "LocalExecutor", "RayExecutor", "TaskOutcome", "make_executor"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "TaskOutcome",
+    "make_executor",
+    "write_marker",
+]
 
 EXECUTORS = ("local", "ray")
 #: the last bytes of a failed local task's log kept in its outcome
@@ -253,6 +261,18 @@ class RayExecutor(Executor):
 
 def _ray_task(module: str, spec: str, rank: int) -> dict[str, Any]:
     return _function(module)(spec, rank)
+
+
+def write_marker(path: Path, data: Any) -> None:
+    """A task's JSON file (its plan, its completion marker) written whole or not at all: a
+    temporary file, synced, then renamed, so a task killed while writing leaves no marker."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        json.dump(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def make_executor(name: str, workers: int, *, address: str | None = None, retries: int = 2) -> Executor:

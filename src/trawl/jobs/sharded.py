@@ -41,7 +41,7 @@ from typing import Any
 
 from trawl import fsio
 from trawl.errors import InputError
-from trawl.jobs.executors import Executor, TaskOutcome
+from trawl.jobs.executors import Executor, TaskOutcome, write_marker
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
@@ -82,16 +82,6 @@ class ShardedResult:
     failed: list[TaskOutcome]
     skipped_files: int
     executor: str
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def input_files(inputs: Sequence[str | Path], exclude: Path | None = None) -> list[str]:
@@ -181,7 +171,7 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
         "seconds": round(time.perf_counter() - t0, 3),
         "pid": os.getpid(),
     }
-    _write_json(marker, data)
+    write_marker(marker, data)
     return data
 
 
@@ -286,8 +276,8 @@ def sharded_ingest(
         shares = deal(pending, world, {f: infos[f].size for f in pending})
         spec = Spec(job, str(collection.path.resolve()), str(work.resolve()), shares, list(overrides))
         spec.prefix = collection.config.warc.prefix
-        _write_json(work / "job.json", asdict(spec))
-        _write_json(work / "keys.json", {str(r): [keys[f] for f in share] for r, share in enumerate(shares)})
+        write_marker(work / "job.json", asdict(spec))
+        write_marker(work / "keys.json", {str(r): [keys[f] for f in share] for r, share in enumerate(shares)})
         stats.inc("tasks/started", world)
 
         # parts are merged by a thread of their own as tasks finish, so the executor goes on

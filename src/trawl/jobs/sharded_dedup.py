@@ -57,7 +57,7 @@ from trawl.dedup.minhash import MinHashLSH, band_keys, minhash_signatures
 from trawl.dedup.sets import HashSets, concat_ranges, pairs_in_runs, unique_pairs
 from trawl.errors import ConfigError, TrawlError
 from trawl.jobs.dedup import DiscoveryResult, collection_state, conclude_discovery, documents
-from trawl.jobs.executors import Executor, TaskOutcome
+from trawl.jobs.executors import Executor, TaskOutcome, write_marker
 from trawl.store.collection import FAMILY_VERSIONS, Collection, StoredRecord
 from trawl.store.table import RowStore, Table
 from trawl.store.tablets import MASTER
@@ -104,13 +104,6 @@ class ShardedDiscovery:
     executor: str
     resumed: int  # tasks whose marker an earlier, interrupted job left (not run again)
     seconds: dict[str, float]
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _save_npz(path: Path, arrays: dict[str, npt.NDArray[Any]]) -> None:
@@ -306,7 +299,7 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
     else:
         raise ValueError(f"{spec_path}: no dedup phase {spec.phase!r} (map or reduce)")
     data.update(rank=rank, phase=spec.phase, seconds=round(time.perf_counter() - t0, 3), pid=os.getpid())
-    _write_json(marker, data)
+    write_marker(marker, data)
     return data
 
 
@@ -386,7 +379,7 @@ def sharded_discover(
         spec = Spec(
             "map", str(work.resolve()), str((coll.path / "table").resolve()), ranges, world, option_values
         )
-        _write_json(map_spec, asdict(spec))
+        write_marker(map_spec, asdict(spec))
     spec = Spec.load(map_spec)
     maps = len(spec.ranges)
     seconds: dict[str, float] = {}
@@ -416,7 +409,7 @@ def sharded_discover(
         np.save(tmp, copies)
         os.replace(tmp, work / "copies.npy")
         reduce_spec = work / "reduce.json"
-        _write_json(reduce_spec, asdict(replace(spec, phase="reduce", offsets=offsets)))
+        write_marker(reduce_spec, asdict(replace(spec, phase="reduce", offsets=offsets)))
         seconds["exact"] = time.perf_counter() - t
         t = time.perf_counter()
         reduce_results, found = _phase(executor, reduce_spec, spec.reducers, on_task)
