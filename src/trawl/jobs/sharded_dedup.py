@@ -58,7 +58,7 @@ from trawl.dedup.sets import HashSets, concat_ranges, pairs_in_runs, unique_pair
 from trawl.errors import ConfigError, TrawlError
 from trawl.jobs.dedup import DiscoveryResult, collection_state, conclude_discovery, documents
 from trawl.jobs.executors import Executor, TaskOutcome, write_marker
-from trawl.store.collection import FAMILY_VERSIONS, Collection, StoredRecord
+from trawl.store.collection import FAMILY_VERSIONS, PARTITIONS, Collection, StoredRecord
 from trawl.store.table import RowStore, Table
 from trawl.store.tablets import MASTER
 
@@ -134,6 +134,11 @@ def key_ranges(table: RowStore, world: int) -> list[list[str | None]]:
 def _scan(table: Path, start: str, end: str | None) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
     """Rows in ``[start, end)`` of the collection's table, every tablet (or the plain table)
     opened read-only: the job that started this task holds the writer's lock."""
+    collection = table.parent
+    if (collection / PARTITIONS).is_dir():  # a crawl in shards: its partitions read with it
+        with Collection.open(collection, read_only=True) as coll:
+            yield from coll.table.scan(start, end)
+        return
     master = table / MASTER
     if not master.is_file():
         with Table(table, versions=FAMILY_VERSIONS, read_only=True) as plain:
@@ -355,11 +360,6 @@ def sharded_discover(
         raise ConfigError(
             f"a sharded discovery (--workers, --executor) runs the minhash method only, not "
             f"{', '.join(others) or 'without minhash'}: drop --method, or drop --workers"
-        )
-    if coll.partitions:
-        raise ConfigError(
-            "this collection reads partitions (a crawl in shards): its map tasks read one table "
-            "only, so run trawl dedup on it without --workers (the plain discovery reads them all)"
         )
     t0 = time.perf_counter()
     table = coll.table  # the writer's lock, held to the end: no row changes under the tasks
