@@ -18,9 +18,9 @@ import pytest
 
 from tests.s3 import S3Server
 from trawl.cli.main import main
-from trawl.jobs.executors import LocalExecutor, RayExecutor
+from trawl.jobs.executors import Executor, LocalExecutor, RayExecutor
 from trawl.jobs.ingest import ingest
-from trawl.jobs.sharded import deal, input_files, sharded_ingest
+from trawl.jobs.sharded import ShardedResult, deal, input_files, sharded_ingest
 from trawl.store.collection import Collection
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
@@ -153,21 +153,28 @@ def _kill_a_task_once(work_root: Path, stop: threading.Event, killed: list[int])
         time.sleep(0.02)
 
 
+def ingest_killing_a_task(src: Path, out: Path, executor: Executor) -> tuple[ShardedResult, list[int]]:
+    """A sharded ingest of ``src`` into ``out`` in 2 tasks, one task SIGKILLed mid-way; the result
+    and the pids killed."""
+    stop, killed = threading.Event(), []
+    with Collection.create(out) as coll:
+        killer = threading.Thread(target=_kill_a_task_once, args=(out / "tasks" / "ingest", stop, killed))
+        killer.start()
+        try:
+            result = sharded_ingest([src], coll, executor, tasks=2)
+        finally:
+            stop.set()
+            killer.join()
+    return result, killed
+
+
 def test_a_task_killed_is_redone_and_every_document_is_stored_once(tmp_path: Path, test_data: Path) -> None:
     src = make_inputs(tmp_path, pages=150, folders=2)
     add_warcs(src, test_data)
     with Collection.create(tmp_path / "plain") as coll:
         ingest([src], coll, incremental=False)
     out = tmp_path / "c"
-    stop, killed = threading.Event(), []
-    with Collection.create(out) as coll:
-        killer = threading.Thread(target=_kill_a_task_once, args=(out / "tasks" / "ingest", stop, killed))
-        killer.start()
-        try:
-            result = sharded_ingest([src], coll, LocalExecutor(2), tasks=2)
-        finally:
-            stop.set()
-            killer.join()
+    result, killed = ingest_killing_a_task(src, out, LocalExecutor(2))
     assert killed, "no task was killed (they ended too fast)"
     assert not result.failed
     assert contents(out) == contents(tmp_path / "plain")
@@ -207,15 +214,7 @@ def test_ray_executor_gives_the_same_collection_and_redoes_a_killed_task(
 ) -> None:
     src, reference = plain
     out = tmp_path / "c"
-    stop, killed = threading.Event(), []
-    with Collection.create(out) as coll:
-        killer = threading.Thread(target=_kill_a_task_once, args=(out / "tasks" / "ingest", stop, killed))
-        killer.start()
-        try:
-            result = sharded_ingest([src], coll, RayExecutor(2), tasks=2)
-        finally:
-            stop.set()
-            killer.join()
+    result, killed = ingest_killing_a_task(src, out, RayExecutor(2))
     assert killed, "no Ray task was killed (they ended too fast)"
     assert result.executor == "ray" and not result.failed
     assert contents(out) == contents(reference)

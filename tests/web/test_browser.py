@@ -21,6 +21,7 @@ import sys
 import tempfile
 import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,25 +163,33 @@ class Site:
     collection: str = "coll"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+@contextmanager
+def watched_page(timeout_ms: float = 30_000) -> Iterator[tuple[Any, Watch]]:
+    """A page of headless Chromium (Debian's, through Playwright), 1280 x 900, watched by a
+    :class:`Watch`; the browser closed after."""
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=BROWSER, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(timeout_ms)
+            watch = Watch()
+            watch.attach(page)
+            yield page, watch
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     path, web = build_collection(tmp_path_factory.mktemp("browser") / "coll")
     url, number = known_page(path)
     twin, _ = known_page(path, "h0", twin=True)
     server = Server(path)
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=BROWSER, headless=True)
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.set_default_timeout(15_000)
-                watch = Watch()
-                watch.attach(page)
-                yield Site(server.base, page, watch, web, url, number, twin)
-            finally:
-                browser.close()
+        with watched_page(15_000) as (page, watch):
+            yield Site(server.base, page, watch, web, url, number, twin)
     finally:
         server.close()
 
@@ -391,24 +400,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if BROWSER is None or not HAVE_PLAYWRIGHT:
         parser.error("needs Chromium (Debian's chromium package) and Playwright (trawl[render])")
-    from playwright.sync_api import sync_playwright
-
     with tempfile.TemporaryDirectory() as tmp:
         path, web = build_collection(Path(tmp) / "coll")
         url, number = known_page(path)
         twin, _ = known_page(path, "h0", twin=True)
         server = Server(path)
         try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=BROWSER, headless=True)
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                watch = Watch()
-                watch.attach(page)
+            with watched_page() as (page, watch):
                 for file in take_screenshots(
                     Site(server.base, page, watch, web, url, number, twin), args.screenshots
                 ):
                     print(f"{file} {file.stat().st_size:,} bytes")
-                browser.close()
         finally:
             server.close()
     return 0

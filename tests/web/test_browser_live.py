@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_browser import BROWSER, HAVE_PLAYWRIGHT, Server, Watch
+from tests.web.test_browser import BROWSER, HAVE_PLAYWRIGHT, Server, Watch, watched_page
 from tests.web.test_monitor import PLAIN, _crawl
 from trawl.store.collection import Collection
 from trawl.testweb import ServerThread, TestWeb
@@ -116,23 +116,13 @@ def first_crawl(out: Path, server: ServerThread, web: TestWeb) -> None:
 
 
 def test_the_monitor_follows_and_steers_a_live_crawl(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     web, out = live_setup(tmp_path)
     with ServerThread(web) as server:
         first_crawl(out, server, web)
         serve = Server(out, token=TOKEN)
         try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=BROWSER, headless=True)
-                try:
-                    page = browser.new_page(viewport={"width": 1280, "height": 900})
-                    page.set_default_timeout(30_000)
-                    watch = Watch()
-                    watch.attach(page)
-                    seen = run_live(page, watch, serve.base)
-                finally:
-                    browser.close()
+            with watched_page() as (page, watch):
+                seen = run_live(page, watch, serve.base)
         finally:
             serve.close()
     first, later = seen["rose"]
@@ -154,8 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if BROWSER is None or not HAVE_PLAYWRIGHT:
         parser.error("needs Chromium (Debian's chromium package) and Playwright (trawl[render])")
-    from playwright.sync_api import sync_playwright
-
     args.screenshots.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         web, out = live_setup(Path(tmp))
@@ -163,13 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             first_crawl(out, server, web)
             serve = Server(out, token=TOKEN)
             try:
-                with sync_playwright() as pw:
-                    browser = pw.chromium.launch(executable_path=BROWSER, headless=True)
-                    page = browser.new_page(viewport={"width": 1280, "height": 900})
-                    watch = Watch()
-                    watch.attach(page)
+                with watched_page() as (page, watch):
                     seen = run_live(page, watch, serve.base, args.screenshots)
-                    browser.close()
             finally:
                 serve.close()
     print(seen)
