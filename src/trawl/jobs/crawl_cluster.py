@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from trawl.crawl.crawler import CrawlResult, CrawlSettings
-from trawl.errors import ConfigError, MissingDependency
+from trawl.errors import ConfigError
+from trawl.jobs.executors import RayExecutor
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
@@ -451,52 +452,34 @@ def crawl_cluster(
             f"this collection was crawled by another number of shards ({others[0].name}): "
             "resume it with that many --workers"
         )
+    if executor not in ("local", "ray"):
+        raise ConfigError(f"no executor {executor!r}: use local or ray")
+
+    def keep(i: int, items: list[Any]) -> None:
+        path = specs[i].partition() / "frontier" / KEPT
+        with path.open("a", encoding="utf-8") as f:
+            f.writelines(json.dumps(list(item)) + "\n" for item in items)
+
     handles: list[Any] = []
     listener: Listener | None = None
-    ray: Any = None
-    started_ray = False
-    try:
-        if executor == "ray":
-            try:
-                import ray as ray_module  # noqa: PLC0415
-
-                ray = ray_module
-            except ImportError as exc:
-                raise MissingDependency("ray", "scale", "--executor ray") from exc
-            if not ray.is_initialized():
-                options: dict[str, Any] = {
-                    "include_dashboard": False,
-                    "log_to_driver": False,
-                    "configure_logging": False,
-                }
-                if address:
-                    ray.init(address=address, **options)
-                else:
-                    ray.init(num_cpus=workers, object_store_memory=80 * 1024 * 1024, **options)
-                started_ray = True
-            handles = [RayShard(s, ray) for s in specs]
-        elif executor == "local":
-            authkey = secrets.token_bytes(32)
-            listener = Listener(("127.0.0.1", 0), authkey=authkey)
-            handles = [LocalShard(s, listener, authkey) for s in specs]
-        else:
-            raise ConfigError(f"no executor {executor!r}: use local or ray")
-
-        def keep(i: int, items: list[Any]) -> None:
-            path = specs[i].partition() / "frontier" / KEPT
-            with path.open("a", encoding="utf-8") as f:
-                f.writelines(json.dumps(list(item)) + "\n" for item in items)
-
-        shards, stopped = _coordinate(
-            handles, settings, ctx.stats, keep=keep, on_progress=on_progress, stop=stop
-        )
-    finally:
-        for h in handles:
-            h.close()
-        if listener is not None:
-            listener.close()
-        if started_ray:
-            ray.shutdown()
+    # Ray, started (or joined) as the task executor does; a local run needs no session
+    engine = RayExecutor(workers, address=address) if executor == "ray" else None
+    with engine.session() if engine is not None else contextlib.nullcontext():
+        try:
+            if engine is not None:
+                handles = [RayShard(s, engine.ray()) for s in specs]
+            else:
+                authkey = secrets.token_bytes(32)
+                listener = Listener(("127.0.0.1", 0), authkey=authkey)
+                handles = [LocalShard(s, listener, authkey) for s in specs]
+            shards, stopped = _coordinate(
+                handles, settings, ctx.stats, keep=keep, on_progress=on_progress, stop=stop
+            )
+        finally:
+            for h in handles:
+                h.close()
+            if listener is not None:
+                listener.close()
     ctx.stats.finished = time.time()
     collection.save_run(run, ctx.stats)
     pages = sum(s["pages"] for s in shards)

@@ -195,7 +195,8 @@ class RayExecutor(Executor):
         self.address = address
 
     @staticmethod
-    def _ray() -> Any:
+    def ray() -> Any:
+        """The ``ray`` module (the scale extra), or :class:`MissingDependency` saying so."""
         try:
             import ray  # noqa: PLC0415 - the scale extra, only for this executor
         except ImportError as exc:
@@ -219,7 +220,7 @@ class RayExecutor(Executor):
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
-        ray = self._ray()
+        ray = self.ray()
         started = self._start(ray)
         try:
             yield
@@ -230,7 +231,7 @@ class RayExecutor(Executor):
     def run(
         self, module: str, spec: str, ranks: Sequence[int], logs: Path, on_done: OnDone | None = None
     ) -> list[TaskOutcome]:
-        ray = self._ray()
+        ray = self.ray()
         started = self._start(ray)
         try:
             remote = ray.remote(_ray_task).options(
