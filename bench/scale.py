@@ -12,9 +12,13 @@ measured beside them: one process ingesting every file against two at once, each
 Each run is its own process, timed from start to exit; rounds alternate the order, the best
 round of each counts.
 
+(c) ``trawl stats`` and ``trawl export -f jsonl`` of the ingested pages: one process against the
+sharded commands with ``--workers 1`` and ``--workers 2``.
+
     python bench/scale.py                          # crawl and ingest: 1 and 2 workers, Ray, the plain run
     python bench/scale.py --part ingest --pages 400 --repeat 1
     python bench/scale.py --part crawl --crawl-pages 3000
+    python bench/scale.py --part collection         # (c) stats and export of the ingested pages
 """
 
 from __future__ import annotations
@@ -146,20 +150,65 @@ def crawl_part(pages: int, repeat: int) -> None:
         server.wait()
 
 
+COLLECTION_VARIANTS: dict[str, list[str]] = {
+    "plain (default)": [],
+    "--workers 1": ["--workers", "1"],
+    "--workers 2": ["--workers", "2"],
+}
+
+
+def collection_part(folder: Path, repeat: int) -> None:
+    """(c) ``trawl stats`` and ``trawl export -f jsonl`` of the ingested pages: one process, and
+    sharded with 1 and 2 workers (the reports and the records equal; the times compared)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        coll = Path(tmp) / "c"
+        docs = run(folder, coll, [])["docs"]
+        best: dict[tuple[str, str], float] = {}
+        for round_no in range(repeat):
+            for command in ("stats", "export"):
+                names = list(COLLECTION_VARIANTS)
+                for name in names[round_no % 3 :] + names[: round_no % 3]:
+                    out = Path(tmp) / f"out-{command}-{round_no}-{name.replace(' ', '')}"
+                    args = ["stats", str(coll), "--json"]
+                    if command == "export":
+                        args = ["export", str(coll), "-f", "jsonl", "-o", str(out), "--json"]
+                    cmd = [sys.executable, "-m", "trawl.cli.main", *args, *COLLECTION_VARIANTS[name]]
+                    t0 = time.perf_counter()
+                    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+                    seconds = time.perf_counter() - t0
+                    if done.returncode != 0:
+                        raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr[-2000:]}")
+                    print(f"round {round_no + 1} trawl {command} {name:18s} {seconds:.1f} s", flush=True)
+                    key = (command, name)
+                    best[key] = min(best.get(key, seconds), seconds)
+    print(f"\n`trawl stats` and `trawl export -f jsonl` of the {docs:,} ingested pages, best of {repeat}\n")
+    print("| command | seconds | vs --workers 1 |")
+    print("|---|---:|---:|")
+    for command in ("stats", "export -f jsonl"):
+        one = best[(command.split()[0], "--workers 1")]
+        for name in COLLECTION_VARIANTS:
+            seconds = best[(command.split()[0], name)]
+            print(f"| `trawl {command} {name}` | {seconds:.1f} | {one / seconds:.2f}x |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=1600)
     ap.add_argument("--files", type=int, default=16)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--only", nargs="*", choices=list(VARIANTS), help="variants to run")
-    ap.add_argument("--part", choices=["ingest", "crawl", "both"], default="both")
+    ap.add_argument("--part", choices=["ingest", "crawl", "collection", "both", "all"], default="both")
     ap.add_argument("--crawl-pages", type=int, default=3000)
     args = ap.parse_args()
-    if args.part in ("crawl", "both"):
+    if args.part in ("crawl", "both", "all"):
         crawl_part(args.crawl_pages, args.repeat)
         if args.part == "crawl":
             return 0
     folder, pages, size = build_warcs(args.pages, args.files)
+    if args.part in ("collection", "all"):
+        collection_part(folder, args.repeat)
+        if args.part == "collection":
+            return 0
     names = args.only or list(VARIANTS)
     try:
         import ray  # noqa: F401, PLC0415

@@ -9,12 +9,12 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from trawl.cli.common import bounded, err_console, out_console
+from trawl.cli.common import add_scale_options, bounded, err_console, out_console
 from trawl.errors import ConfigError, InputError
 from trawl.store.collection import Collection
 from trawl.textstats import DocText, TextStats, collection_documents, file_documents, text_stats
@@ -88,6 +88,11 @@ def register(sub: Any) -> None:
         "~400 bytes each)",
     )
     p.add_argument("--no-curves", action="store_true", help="leave the curve points out of --json")
+    add_scale_options(
+        p.add_argument_group("sharded count"),
+        "count a collection as sharded tasks, N at a time, merged into the same report",
+        "how many tasks: default two per worker",
+    )
     p.set_defaults(func=run)
 
 
@@ -127,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--top {args.top}: must be at least 1")
     if args.max_terms < 1:
         raise ConfigError(f"--max-terms {args.max_terms}: must be at least 1")
+    sharded = args.workers is not None or args.executor is not None
+    if not sharded and (args.tasks is not None or args.ray_address):
+        raise ConfigError("--tasks and --ray-address are for a sharded count: add --workers N")
+    if sharded and args.files:
+        raise ConfigError("--workers counts a collection's records; --files are counted by one process")
     skipped: Counter[str] = Counter()
     source = _source(args, skipped)
     console = err_console()
@@ -134,9 +144,12 @@ def run(args: argparse.Namespace) -> int:
         source = _with_progress(source, console)
     vocab = args.vocabulary.open("w", encoding="utf-8") if args.vocabulary else None
     try:
-        stats = text_stats(
-            source, queries=args.query, top=args.top, max_terms=args.max_terms, vocabulary_out=vocab
-        )
+        if sharded:
+            stats = _sharded(args, vocab)
+        else:
+            stats = text_stats(
+                source, queries=args.query, top=args.top, max_terms=args.max_terms, vocabulary_out=vocab
+            )
     finally:
         if vocab is not None:
             vocab.close()
@@ -172,6 +185,30 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(stats, plots)
     return 0
+
+
+def _sharded(args: argparse.Namespace, vocab: IO[str] | None) -> TextStats:
+    from trawl.jobs.executors import make_executor  # noqa: PLC0415 - only on this path
+    from trawl.jobs.sharded_stats import sharded_stats  # noqa: PLC0415
+
+    executor = make_executor(args.executor or "local", args.workers or 2, address=args.ray_address)
+    with Collection.open(args.collection) as coll:
+        stats, run = sharded_stats(
+            coll,
+            executor,
+            prefix=args.prefix,
+            queries=[(q,) for q in args.query] if args.query else None,
+            top=args.top,
+            max_terms=args.max_terms,
+            vocabulary_out=vocab,
+            tasks=args.tasks,
+        )
+    if not (args.json or args.csv):
+        err_console().print(
+            f"counted in {run['tasks']} tasks on {run['executor']} ({executor.workers} at a time), "
+            f"{run['seconds']:.1f} s" + (f", {run['resumed']} done before" if run["resumed"] else "")
+        )
+    return stats
 
 
 def _print_report(stats: TextStats, plots: list[Path]) -> None:

@@ -58,9 +58,8 @@ from trawl.dedup.sets import HashSets, concat_ranges, pairs_in_runs, unique_pair
 from trawl.errors import ConfigError, TrawlError
 from trawl.jobs.dedup import DiscoveryResult, collection_state, conclude_discovery, documents
 from trawl.jobs.executors import Executor, TaskOutcome, write_marker
-from trawl.store.collection import FAMILY_VERSIONS, PARTITIONS, Collection, StoredRecord
-from trawl.store.table import RowStore, Table
-from trawl.store.tablets import MASTER
+from trawl.jobs.scan import key_ranges, records
+from trawl.store.collection import Collection, StoredRecord
 
 __all__ = ["ShardedDiscovery", "key_ranges", "run_task", "sharded_discover"]
 
@@ -118,54 +117,14 @@ def _options_dict(options: DedupOptions) -> dict[str, Any]:
     return out
 
 
-def key_ranges(table: RowStore, world: int) -> list[list[str | None]]:
-    """At most ``world`` row-key ranges ``[start, end)`` with about as many rows each, in row order
-    (the first starts at "", the last ends at None: every row is in one range)."""
-    rows = list(table.rows())
-    n = len(rows)
-    cuts = sorted({rows[k * n // world] for k in range(1, world) if k * n // world > 0})
-    bounds: list[str | None] = ["", *cuts, None]
-    return [[bounds[i], bounds[i + 1]] for i in range(len(bounds) - 1)]
-
-
 # -- the tasks -----------------------------------------------------------------------------------
 
 
-def _scan(table: Path, start: str, end: str | None) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
-    """Rows in ``[start, end)`` of the collection's table, every tablet (or the plain table)
-    opened read-only: the job that started this task holds the writer's lock."""
-    collection = table.parent
-    if (collection / PARTITIONS).is_dir():  # a crawl in shards: its partitions read with it
-        with Collection.open(collection, read_only=True) as coll:
-            yield from coll.table.scan(start, end)
-        return
-    master = table / MASTER
-    if not master.is_file():
-        with Table(table, versions=FAMILY_VERSIONS, read_only=True) as plain:
-            yield from plain.scan(start, end)
-        return
-    for info in json.loads(master.read_text(encoding="utf-8"))["tablets"]:
-        t_start, t_end = str(info["start"]), info["end"]
-        if end is not None and t_start >= end:
-            break
-        if t_end is not None and t_end <= start:
-            continue
-        lo = max(start, t_start)
-        hi = t_end if end is None else (end if t_end is None else min(end, t_end))
-        where = Path(info["path"])
-        with Table(
-            where if where.is_absolute() else table / where, versions=FAMILY_VERSIONS, read_only=True
-        ) as tablet:
-            yield from tablet.scan(lo, hi)
-
-
 def _records(table: Path, start: str, end: str | None) -> Iterator[StoredRecord]:
-    """The stored records of a range, as :meth:`Collection.records` gives them (rows with a
-    capture that is not a tombstone)."""
-    for row, cells in _scan(table, start, end):
-        capture = cells.get("fetch", {}).get("capture")
-        if capture and not capture.get("deleted"):
-            yield StoredRecord(row, cells)
+    """The stored records of a range, read-only (:func:`trawl.jobs.scan.records`: the job that
+    started this task holds the writer's lock)."""
+    with Collection.open(table.parent, read_only=True) as coll:
+        yield from records(coll, start, end)
 
 
 def _partition(band: I64, key: U64, reducers: int) -> I64:

@@ -613,19 +613,24 @@ class Collection:
                     return read_record_at(path, offset, length, dictionary=self.dictionary_for(p["dict"]))
         return read_record_at(path, offset, length)
 
-    def records(self, prefix: str = "", *, as_of: datetime | None = None) -> Iterator[StoredRecord]:
-        """Every stored record in SURT order (a host's pages together), optionally under a prefix.
+    def records(
+        self, prefix: str = "", *, as_of: datetime | None = None, start: str = "", end: str | None = None
+    ) -> Iterator[StoredRecord]:
+        """Every stored record in SURT order (a host's pages together), optionally under a prefix
+        and in the row-key range ``[start, end)`` (a sharded job's share).
 
         Rows that hold only anchor text from other pages (not crawled themselves) are skipped, and
         so are rows whose newest version is a tombstone (a file deleted since: :meth:`mark_deleted`).
         """
         when = None if as_of is None else _timestamp_us(as_of)
-        for row, cells in self.table.scan(prefix=prefix, as_of=when):
+        for row, cells in self.table.scan(start, end, prefix=prefix, as_of=when):
             capture = cells.get("fetch", {}).get("capture")
             if capture and not capture.get("deleted"):
                 yield StoredRecord(row, cells)
 
-    def captures(self, prefix: str = "") -> Iterator[StoredRecord]:
+    def captures(
+        self, prefix: str = "", *, start: str = "", end: str | None = None
+    ) -> Iterator[StoredRecord]:
         """Every kept capture of every stored URL: rows in SURT order, each row's captures oldest
         first (so a revisit of an unchanged page follows its original), each with the cells it
         was stored with. :meth:`records` gives only the newest capture of each URL.
@@ -635,7 +640,7 @@ class Collection:
         but its fetch data. Tombstones (:meth:`mark_deleted`) are not captures and are skipped.
         """
         table = self.table
-        for row, cells in table.scan(prefix=prefix):
+        for row, cells in table.scan(start, end, prefix=prefix):
             if not cells.get("fetch", {}).get("capture"):
                 continue
             versions = table.versions_of(row, "fetch", "capture")

@@ -180,8 +180,11 @@ def _arrow_schema() -> Any:
     return pa.schema([(name, types[kind]) for name, kind in (*CC_COLUMNS, *EXTRA_COLUMNS)])
 
 
-def export_parquet(collection: Collection, path: Path, *, batch_rows: int = 50_000) -> dict[str, int]:
-    """Write the URL index of ``collection`` to the Parquet file ``path`` (zstd, row groups by SURT)."""
+def export_parquet(
+    collection: Collection, path: Path, *, batch_rows: int = 50_000, start: str = "", end: str | None = None
+) -> dict[str, int]:
+    """Write the URL index of ``collection`` to the Parquet file ``path`` (zstd, row groups by SURT);
+    ``start``/``end``: only the rows of that key range (a sharded export's share), as in every export."""
     schema = _arrow_schema()
     import pyarrow as pa  # noqa: PLC0415
     import pyarrow.parquet as pq  # noqa: PLC0415
@@ -192,7 +195,7 @@ def export_parquet(collection: Collection, path: Path, *, batch_rows: int = 50_0
     try:
         with pq.ParquetWriter(str(tmp), schema, compression="zstd") as writer:
             batch: list[dict[str, Any]] = []
-            for record in collection.captures():
+            for record in collection.captures(start=start, end=end):
                 batch.append(index_row(record, crawl))
                 if len(batch) >= batch_rows:
                     writer.write_table(pa.Table.from_pylist(batch, schema=schema))
@@ -211,13 +214,15 @@ def export_parquet(collection: Collection, path: Path, *, batch_rows: int = 50_0
     return counts
 
 
-def export_jsonl(collection: Collection, path: Path) -> dict[str, int]:
+def export_jsonl(
+    collection: Collection, path: Path, *, start: str = "", end: str | None = None
+) -> dict[str, int]:
     """One JSON object per record (what ``trawl get --json`` prints), text included."""
     counts = {"records": 0}
     tmp = Path(path).with_name(Path(path).name + ".tmp")
     try:
         with tmp.open("wb") as fh:
-            for record in collection.captures():
+            for record in collection.captures(start=start, end=end):
                 fh.write(orjson.dumps(record.as_dict(), option=orjson.OPT_APPEND_NEWLINE))
                 counts["records"] += 1
     except OSError as exc:
@@ -241,7 +246,9 @@ def _readable(
             errors.append(f"{record.row}: {exc}")
 
 
-def export_trec(collection: Collection, path: Path) -> dict[str, int]:
+def export_trec(
+    collection: Collection, path: Path, *, start: str = "", end: str | None = None
+) -> dict[str, int]:
     """Every record's captured bytes as TREC Web, with its DOCNO index (``PATH.idx``).
 
     DOCNOs are the records' own, or ``trawl-<url hash>`` for those without one; a URL's later
@@ -255,7 +262,7 @@ def export_trec(collection: Collection, path: Path) -> dict[str, int]:
         path.unlink()
     seen: set[str] = set()
     with TrecWebWriter(path) as writer:
-        for record, doc in _readable(collection.captures(), collection, counts, errors):
+        for record, doc in _readable(collection.captures(start=start, end=end), collection, counts, errors):
             docno = record.capture.get("docno") or f"trawl-{url_hash(record.url)}"
             if docno in seen:  # a later capture of the same URL: its DOCNO names its time too
                 when = str(record.capture.get("fetched_at") or "")
@@ -274,7 +281,9 @@ def export_trec(collection: Collection, path: Path) -> dict[str, int]:
     return counts
 
 
-def export_warc(collection: Collection, path: Path) -> dict[str, int]:
+def export_warc(
+    collection: Collection, path: Path, *, start: str = "", end: str | None = None
+) -> dict[str, int]:
     """Every record as standard WARC/1.1, one gzip member per record, in one file at ``path``:
     the records with a payload in SURT order, then the revisits (so each original comes first).
 
@@ -295,7 +304,11 @@ def export_warc(collection: Collection, path: Path) -> dict[str, int]:
             # every original before the revisits that refer to it: first the captures with their
             # payload, then the revisits, so a reader of the file finds each original first
             for revisits in (False, True):
-                wanted = (r for r in collection.captures() if (r.revisit_of is not None) is revisits)
+                wanted = (
+                    r
+                    for r in collection.captures(start=start, end=end)
+                    if (r.revisit_of is not None) is revisits
+                )
                 for _, doc in _readable(wanted, collection, counts, errors):
                     writer.write(doc)
                     counts["records"] += 1
@@ -311,14 +324,16 @@ def export_warc(collection: Collection, path: Path) -> dict[str, int]:
     return counts
 
 
-def export_collection(collection: Collection, fmt: str, path: Path) -> dict[str, int]:
-    """Export in one of :data:`FORMATS`."""
+def export_collection(
+    collection: Collection, fmt: str, path: Path, *, start: str = "", end: str | None = None
+) -> dict[str, int]:
+    """Export in one of :data:`FORMATS` (the rows of ``[start, end)``: all by default)."""
     if fmt == "parquet":
-        return export_parquet(collection, path)
+        return export_parquet(collection, path, start=start, end=end)
     if fmt == "jsonl":
-        return export_jsonl(collection, path)
+        return export_jsonl(collection, path, start=start, end=end)
     if fmt == "trec":
-        return export_trec(collection, path)
+        return export_trec(collection, path, start=start, end=end)
     if fmt == "warc":
-        return export_warc(collection, path)
+        return export_warc(collection, path, start=start, end=end)
     raise StoreError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")

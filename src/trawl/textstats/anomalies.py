@@ -140,6 +140,24 @@ class EncodingDamage:
             self.examples.append(name)
         return True
 
+    def state(self) -> dict[str, Any]:
+        """Everything seen, as JSON (a part of a sharded count, for :meth:`merge`)."""
+        return {
+            "documents": self.documents,
+            "replacement_chars": self.replacement_chars,
+            "sequences": dict(self.sequences),
+            "examples": self.examples,
+        }
+
+    def merge(self, state: dict[str, Any]) -> None:
+        """Add what a later part of the documents saw (:meth:`state`), as if read after these."""
+        self.documents += int(state["documents"])
+        self.replacement_chars += int(state["replacement_chars"])
+        for seq, n in state["sequences"].items():
+            if seq in self.sequences or len(self.sequences) < 10_000:
+                self.sequences[seq] += int(n)
+        self.examples = (self.examples + list(state["examples"]))[:10]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "documents": self.documents,
@@ -185,6 +203,37 @@ class BoilerplateTracker:
                         if room <= 0:
                             break
         h.candidates.update(distinct.intersection(h.candidates))
+
+    def state(self) -> dict[str, Any]:
+        """Every host's sample, as JSON (a part of a sharded count, for :meth:`merge`)."""
+        return {
+            "untracked_documents": self.untracked_documents,
+            "hosts": [
+                [name, h.documents, h.unsampled, dict(h.candidates)] for name, h in self._hosts.items()
+            ],
+        }
+
+    def merge(self, state: dict[str, Any]) -> None:
+        """Add what a later part of the documents saw (:meth:`state`), as if read after these.
+
+        Exact for hosts whose documents are all in one part (a sharded count cuts its parts at
+        hosts where it can); a host in two parts gets the sum of both parts' samples, capped at
+        ``HOST_SAMPLE`` documents, its candidates those of either part."""
+        self.untracked_documents += int(state["untracked_documents"])
+        for name, documents, unsampled, candidates in state["hosts"]:
+            h = self._hosts.get(name)
+            if h is None:
+                if len(self._hosts) >= MAX_HOSTS:
+                    self.untracked_documents += int(documents) + int(unsampled)
+                    continue
+                self._hosts[name] = _Host(int(documents), int(unsampled), Counter(candidates))
+                continue  # a host new here (most hosts, all in one part): its sample as it is
+            total = h.documents + int(documents)
+            h.documents = min(total, HOST_SAMPLE)
+            h.unsampled += int(unsampled) + total - h.documents
+            for term, df in candidates.items():
+                if term in h.candidates or len(h.candidates) < MAX_CANDIDATES:
+                    h.candidates[term] += int(df)
 
     def qualified(self) -> set[str]:
         """Terms in at least ``BOILERPLATE_SHARE`` of some host's documents (before other tests)."""

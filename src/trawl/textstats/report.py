@@ -45,12 +45,15 @@ from trawl.textstats.fit import HeapsFit, ZipfFit, fit_heaps, fit_zipf, rank_gro
 from trawl.tokenize import Tokenizer, default_tokenizer
 
 __all__ = [
+    "AUTO_QUERY_MAX_TOKENS",
     "DocText",
     "StatsBuilder",
     "TextStats",
     "TopRow",
+    "auto_estimates",
     "estimate_collection_size",
     "estimate_result_size",
+    "query_pass",
     "text_stats",
 ]
 
@@ -234,7 +237,11 @@ class StatsBuilder:
                 self.queries.append(terms)
         self._query_hits = [0] * len(self.queries)
         self._query_terms = {t for q in self.queries for t in q}
-        self._sample_df: Counter[str] = Counter()  # df of query terms among even-numbered documents
+        # df of query terms among even-numbered documents (the sample of the §4.2.2 estimates),
+        # and among odd-numbered ones: a sharded count whose part starts at an odd document needs
+        # those (trawl.jobs.sharded_stats)
+        self._sample_df: Counter[str] = Counter()
+        self._sample_df_odd: Counter[str] = Counter()
         self.empty_documents = 0
         self.encoding = EncodingDamage()
         self.boilerplate = BoilerplateTracker()
@@ -299,15 +306,20 @@ class StatsBuilder:
             for i, q in enumerate(self.queries):
                 if all(t in seen for t in q):
                     self._query_hits[i] += 1
-            if document_index % 2 == 0:
-                self._sample_df.update(self._query_terms.intersection(seen))
+            (self._sample_df_odd if document_index % 2 else self._sample_df).update(
+                self._query_terms.intersection(seen)
+            )
 
     def add_documents(self, docs: Iterable[DocText]) -> None:
         for doc in docs:
             self.add(doc.text if doc.pieces is None else doc.pieces(), name=doc.name, host=doc.host)
 
-    def finish(self, *, vocabulary_out: IO[str] | None = None) -> TextStats:
-        """One merge pass over the counted terms; optionally writes every term's tf and df."""
+    def finish(
+        self, *, vocabulary_out: IO[str] | None = None, rows: Iterator[TermRow] | None = None
+    ) -> TextStats:
+        """One merge pass over the counted terms; optionally writes every term's tf and df.
+        ``rows``: the terms' totals in code-point order from elsewhere (the parts of a sharded
+        count, merged), with the counter's ``tokens`` and ``documents`` set to their totals."""
         counter = self.counter
         n_tokens = counter.tokens
         n_docs = counter.documents
@@ -341,7 +353,7 @@ class StatsBuilder:
                 yield row
 
         # nlargest is stable: among equal frequencies the alphabetically first terms are kept.
-        best = heapq.nlargest(self.top_n, tap(counter.rows()), key=itemgetter(1))
+        best = heapq.nlargest(self.top_n, tap(counter.rows() if rows is None else rows), key=itemgetter(1))
         best.sort(key=lambda r: (-r.tf, r.term))
         watch = {t: r for t, r in specials.items() if t in _MARKUP_WATCH}
         boiler_totals = {t: (r.tf, r.df) for t, r in specials.items() if t in boiler_terms}
@@ -542,6 +554,13 @@ def _count_queries(
 ) -> dict[str, Any]:
     """A second, light pass: document frequencies and co-occurrences of the pair terms only."""
     builder = StatsBuilder(queries=pairs, tokenizer=tokenizer, max_terms=1)
+    df, n_docs = query_pass(docs, builder)
+    return auto_estimates(builder, df, n_docs)
+
+
+def query_pass(docs: Iterable[DocText], builder: StatsBuilder) -> tuple[Counter[str], int]:
+    """Count ``builder``'s query terms in ``docs``: their document frequencies and the documents
+    read (returned), the queries' hits and the sampled document frequencies (in ``builder``)."""
     terms = builder._query_terms
     tok = builder.tokenizer
     n_docs = 0
@@ -550,13 +569,17 @@ def _count_queries(
         seen: set[str] = set()
         for part in doc.parts():
             seen.update(terms.intersection(tok.tokens(part)))
-        if n_docs % 2 == 0:
-            builder._sample_df.update(seen)
+        (builder._sample_df_odd if n_docs % 2 else builder._sample_df).update(seen)
         n_docs += 1
         df.update(seen)
         for i, q in enumerate(builder.queries):
             if all(t in seen for t in q):
                 builder._query_hits[i] += 1
+    return df, n_docs
+
+
+def auto_estimates(builder: StatsBuilder, df: Counter[str], n_docs: int) -> dict[str, Any]:
+    """The §4.2.2 estimates of the automatic query pairs counted by :func:`query_pass`."""
     estimates = builder._estimates(dict(df), n_docs)
     estimates["queries"] = "automatic: a pair of content words from each band of document share " + ", ".join(
         f"{lo:.0%}-{hi:.0%}" for lo, hi in AUTO_QUERY_BANDS

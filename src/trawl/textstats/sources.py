@@ -38,9 +38,12 @@ def host_of(row: str) -> str:
     return row.split(":", 1)[0] + ":"
 
 
-def collection_documents(collection: Collection, prefix: str = "") -> Iterator[DocText]:
-    """The stored text of every record (title and body), optionally under a SURT prefix."""
-    for record in collection.records(prefix):
+def collection_documents(
+    collection: Collection, prefix: str = "", *, start: str = "", end: str | None = None
+) -> Iterator[DocText]:
+    """The stored text of every record (title and body), optionally under a SURT prefix and in
+    the row-key range ``[start, end)``."""
+    for record in collection.records(prefix, start=start, end=end):
         text = record.text
         title = record.title
         # The body of a plain-text document starts with its title line; do not count it twice.
