@@ -3,6 +3,7 @@ the same report and the same records as one process, parts on a folder or on S3,
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import itertools
 import json
@@ -17,7 +18,7 @@ from warcio.warcwriter import WARCWriter
 from tests.s3 import S3Server
 from trawl.cli.main import main
 from trawl.errors import TrawlError
-from trawl.jobs.executors import LocalExecutor
+from trawl.jobs.executors import LocalExecutor, RayExecutor
 from trawl.jobs.ingest import ingest
 from trawl.jobs.scan import Share, host_boundary, key_ranges, run_scan
 from trawl.jobs.sharded_export import sharded_export
@@ -228,3 +229,20 @@ def test_sharded_options_are_checked(
     assert main(["stats", str(collection), "--tasks", "3"]) == 2
     assert main(["stats", "--files", str(tmp_path), "--workers", "2"]) == 2
     assert main(["export", str(collection), "-f", "jsonl", "-o", "-", "--workers", "2"]) == 2
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None, reason="Ray is not installed (pip install 'trawl[scale]')"
+)
+def test_ray_tasks_count_and_export_the_same(collection: Path, tmp_path: Path) -> None:
+    with Collection.open(collection) as coll:
+        one = text_stats(lambda: collection_documents(coll)).as_dict()
+        executor = RayExecutor(2)
+        with executor.session():  # one local Ray for both jobs
+            many, run = sharded_stats(coll, executor, tasks=3)
+            export = sharded_export(coll, "jsonl", str(tmp_path / "parts"), executor, tasks=3)
+    one.pop("memory")
+    got = many.as_dict()
+    got.pop("memory")
+    assert run["executor"] == "ray" and got == one
+    assert export.executor == "ray" and export.counts["records"] == one["documents"]
