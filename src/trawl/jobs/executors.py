@@ -43,7 +43,9 @@ __all__ = [
     "LocalExecutor",
     "RayExecutor",
     "TaskOutcome",
+    "begin_task",
     "make_executor",
+    "run_unfinished",
     "write_marker",
 ]
 
@@ -274,6 +276,55 @@ def write_marker(path: Path, data: Any) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def begin_task(work: Path, name: str) -> dict[str, Any] | None:
+    """A task's first step: its completion marker ``work/done/<name>.json`` if an earlier try
+    wrote one (the task is done: return it), else None after noting the process running it
+    (``work/running/<name>.pid``)."""
+    with contextlib.suppress(OSError, ValueError):
+        done: dict[str, Any] = json.loads((work / "done" / f"{name}.json").read_text(encoding="utf-8"))
+        return done
+    (work / "running").mkdir(parents=True, exist_ok=True)
+    (work / "running" / f"{name}.pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
+    return None
+
+
+def run_unfinished(
+    executor: Executor,
+    module: str,
+    spec: Path,
+    names: Sequence[str],
+    *,
+    logs: Path,
+    what: str,
+    on_done: OnDone | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Run the ranks ``0 … len(names)-1`` of the job planned in ``spec`` that have no completion
+    marker (``done/<names[rank]>.json`` beside ``spec``) yet. Returns every rank's result and how
+    many were found done. Ranks that failed every try fail the job with a
+    :class:`~trawl.errors.TrawlError` naming ``what`` (the finished ones are kept for a rerun)."""
+    from trawl.errors import TrawlError  # noqa: PLC0415 - errors imports nothing of this
+
+    work = spec.parent
+    results: dict[int, dict[str, Any]] = {}
+    for rank, name in enumerate(names):
+        with contextlib.suppress(OSError, ValueError):
+            results[rank] = json.loads((work / "done" / f"{name}.json").read_text(encoding="utf-8"))
+    found = len(results)
+    todo = [r for r in range(len(names)) if r not in results]
+    if todo:
+        outcomes = executor.run(module, str(spec), todo, logs, on_done)
+        failed = [o for o in outcomes if not o.ok]
+        if failed:
+            first = failed[0]
+            raise TrawlError(
+                f"{len(failed)} {what} task(s) failed, e.g. task {first.rank} after "
+                f"{first.tries or 'every'} tries: {first.error[-500:]}; run the same command again: the "
+                f"finished tasks are kept in {work}"
+            )
+        results.update({o.rank: o.result for o in outcomes})
+    return [results[r] for r in range(len(names))], found
 
 
 def make_executor(name: str, workers: int, *, address: str | None = None, retries: int = 2) -> Executor:

@@ -38,8 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trawl.errors import TrawlError
-from trawl.jobs.executors import Executor, TaskOutcome, write_marker
+from trawl.jobs.executors import Executor, TaskOutcome, begin_task, run_unfinished, write_marker
 from trawl.store.collection import Collection, StoredRecord
 from trawl.store.table import RowStore
 
@@ -172,12 +171,9 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
     returned as it is."""
     spec = ScanSpec.load(spec_path)
     work = Path(spec.workdir)
-    marker = work / "done" / f"{rank:05d}.json"
-    with contextlib.suppress(OSError, ValueError):
-        done: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
+    done = begin_task(work, f"{rank:05d}")
+    if done is not None:
         return done
-    (work / "running").mkdir(parents=True, exist_ok=True)
-    (work / "running" / f"{rank:05d}.pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
     out = work / "out" / f"{rank:05d}"
     tmp = work / "out" / f".{rank:05d}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)  # an earlier try's leftovers count for nothing
@@ -189,7 +185,7 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
         data = _function(spec.function)(coll, Share(rank, str(start), end, tmp), spec.options)
     tmp.rename(out)
     data.update(rank=rank, seconds=round(time.perf_counter() - t0, 3), pid=os.getpid())
-    write_marker(marker, data)
+    write_marker(work / "done" / f"{rank:05d}.json", data)
     return data
 
 
@@ -234,27 +230,14 @@ def run_scan(
         write_marker(plan, asdict(spec))
     spec = ScanSpec.load(plan)
     count = len(spec.ranges)
-    results: dict[int, dict[str, Any]] = {}
-    for rank in range(count):
-        with contextlib.suppress(OSError, ValueError):
-            results[rank] = json.loads((work / "done" / f"{rank:05d}.json").read_text("utf-8"))
-    resumed = len(results)
-    todo = [r for r in range(count) if r not in results]
 
     def done(outcome: TaskOutcome) -> None:
         if on_task is not None:
             on_task(kind, outcome, count)
 
-    if todo:
-        with executor.session():
-            outcomes = executor.run(MODULE, str(plan), todo, work / "logs", done)
-        failed = [o for o in outcomes if not o.ok]
-        if failed:
-            first = failed[0]
-            raise TrawlError(
-                f"{len(failed)} {kind} task(s) failed, e.g. task {first.rank} after "
-                f"{first.tries or 'every'} tries: {first.error[-500:]}; run the same command again: the "
-                f"finished tasks are kept in {work}"
-            )
-        results.update({o.rank: o.result for o in outcomes})
-    return ScanJob(work, [results[r] for r in range(count)], resumed, executor.name, time.perf_counter() - t0)
+    names = [f"{rank:05d}" for rank in range(count)]
+    with executor.session():
+        results, resumed = run_unfinished(
+            executor, MODULE, plan, names, logs=work / "logs", what=kind, on_done=done
+        )
+    return ScanJob(work, results, resumed, executor.name, time.perf_counter() - t0)

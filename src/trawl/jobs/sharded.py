@@ -41,7 +41,7 @@ from typing import Any
 
 from trawl import fsio
 from trawl.errors import InputError
-from trawl.jobs.executors import Executor, TaskOutcome, write_marker
+from trawl.jobs.executors import Executor, TaskOutcome, begin_task, write_marker
 from trawl.pipeline.stats import Stats
 from trawl.store.collection import Collection
 
@@ -141,12 +141,9 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
 
     spec = Spec.load(spec_path)
     work = Path(spec.workdir)
-    marker = work / "done" / f"{rank:05d}.json"
-    with contextlib.suppress(OSError, ValueError):
-        done: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
+    done = begin_task(work, f"{rank:05d}")
+    if done is not None:
         return done
-    (work / "running").mkdir(parents=True, exist_ok=True)
-    (work / "running" / f"{rank:05d}.pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
     part = work / "parts" / f"{rank:05d}"
     shutil.rmtree(part, ignore_errors=True)  # an earlier try's leftovers count for nothing
     overrides = [
@@ -171,7 +168,7 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
         "seconds": round(time.perf_counter() - t0, 3),
         "pid": os.getpid(),
     }
-    write_marker(marker, data)
+    write_marker(work / "done" / f"{rank:05d}.json", data)
     return data
 
 

@@ -55,9 +55,9 @@ from trawl.dedup.engine import DedupOptions, DuplicateFinder, Pair
 from trawl.dedup.hashing import I64, U64, ShingleBatch, splitmix64
 from trawl.dedup.minhash import MinHashLSH, band_keys, minhash_signatures
 from trawl.dedup.sets import HashSets, concat_ranges, pairs_in_runs, unique_pairs
-from trawl.errors import ConfigError, TrawlError
+from trawl.errors import ConfigError
 from trawl.jobs.dedup import DiscoveryResult, collection_state, conclude_discovery, documents
-from trawl.jobs.executors import Executor, TaskOutcome, write_marker
+from trawl.jobs.executors import Executor, TaskOutcome, begin_task, run_unfinished, write_marker
 from trawl.jobs.scan import key_ranges, records
 from trawl.store.collection import Collection, StoredRecord
 
@@ -249,12 +249,9 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
     spec = Spec.load(spec_path)
     work = Path(spec.workdir)
     name = f"{spec.phase}-{rank:05d}"
-    marker = work / "done" / f"{name}.json"
-    with contextlib.suppress(OSError, ValueError):
-        done: dict[str, Any] = json.loads(marker.read_text(encoding="utf-8"))
+    done = begin_task(work, name)
+    if done is not None:
         return done
-    (work / "running").mkdir(parents=True, exist_ok=True)
-    (work / "running" / f"{name}.pid").write_text(f"{os.getpid()}\n", encoding="utf-8")
     t0 = time.perf_counter()
     if spec.phase == "map":
         data = _map(spec, rank, work)
@@ -263,7 +260,7 @@ def run_task(spec_path: str, rank: int) -> dict[str, Any]:
     else:
         raise ValueError(f"{spec_path}: no dedup phase {spec.phase!r} (map or reduce)")
     data.update(rank=rank, phase=spec.phase, seconds=round(time.perf_counter() - t0, 3), pid=os.getpid())
-    write_marker(marker, data)
+    write_marker(work / "done" / f"{name}.json", data)
     return data
 
 
@@ -276,30 +273,16 @@ def _phase(
     """Run the ``count`` tasks of a phase that have no marker yet; every task's result, and how
     many were found done. A task that failed every try fails the job (its folder stays)."""
     spec = Spec.load(spec_path)
-    work = Path(spec.workdir)
-    results: dict[int, dict[str, Any]] = {}
-    for rank in range(count):
-        with contextlib.suppress(OSError, ValueError):
-            results[rank] = json.loads((work / "done" / f"{spec.phase}-{rank:05d}.json").read_text("utf-8"))
-    found = len(results)
-    todo = [r for r in range(count) if r not in results]
 
     def done(outcome: TaskOutcome) -> None:
         if on_task is not None:
             on_task(spec.phase, outcome, count)
 
-    if todo:
-        outcomes = executor.run(MODULE, str(spec_path), todo, work / "logs" / spec.phase, done)
-        failed = [o for o in outcomes if not o.ok]
-        if failed:
-            first = failed[0]
-            raise TrawlError(
-                f"{len(failed)} dedup {spec.phase} task(s) failed, e.g. task {first.rank} after "
-                f"{first.tries or 'every'} tries: {first.error[-500:]}; run the same command again: the "
-                f"finished tasks are kept in {work}"
-            )
-        results.update({o.rank: o.result for o in outcomes})
-    return [results[r] for r in range(count)], found
+    names = [f"{spec.phase}-{rank:05d}" for rank in range(count)]
+    logs = Path(spec.workdir) / "logs" / spec.phase
+    return run_unfinished(
+        executor, MODULE, spec_path, names, logs=logs, what=f"dedup {spec.phase}", on_done=done
+    )
 
 
 def sharded_discover(
