@@ -256,7 +256,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=20, help="documents per format")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="4 files per format, 1 round")
-    parser.add_argument("--formats", default=",".join(BUILDERS), help="comma-separated formats")
+    parser.add_argument(
+        "--formats", default=",".join(f for f in BUILDERS if f in SIZES), help="comma-separated formats"
+    )
     parser.add_argument("--no-markitdown", action="store_true")
     parser.add_argument("--no-hostile", action="store_true")
     args = parser.parse_args()

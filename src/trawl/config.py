@@ -22,6 +22,7 @@ from trawl.errors import ConfigError
 
 __all__ = [
     "Config",
+    "ConvertConfig",
     "CrawlConfig",
     "DecodeConfig",
     "DedupConfig",
@@ -55,6 +56,20 @@ class DecodeConfig:
 @dataclass(slots=True)
 class HtmlConfig:
     max_chars: int = 0
+
+
+@dataclass(slots=True)
+class ConvertConfig:
+    """Format conversion (``trawl.convert``; see ``defaults.toml``)."""
+
+    markdown: bool = False
+    ocr: str = "auto"
+    ocr_max_pages: int = 50
+    ocr_timeout: float = 60.0
+    ocr_languages: list[str] = field(default_factory=list)
+    libreoffice: str = "auto"
+    libreoffice_timeout: float = 20.0
+    pdf_layout: bool = True
 
 
 @dataclass(slots=True)
@@ -222,6 +237,10 @@ class UnitsConfig:
     max_attachments: int = 100
     max_part_bytes: int = 50 << 20
     max_depth: int = 3
+    embedded: str = "units"
+    embedded_max_objects: int = 100
+    embedded_max_bytes: int = 50 << 20
+    embedded_max_depth: int = 2
     pdf: str = "none"
     slides: bool = False
     sheets: bool = False
@@ -240,6 +259,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "ingest": IngestConfig,
     "decode": DecodeConfig,
     "html": HtmlConfig,
+    "convert": ConvertConfig,
     "local": LocalConfig,
     "warc": WarcConfig,
     "table": TableConfig,
@@ -258,6 +278,7 @@ class Config:
     ingest: IngestConfig
     decode: DecodeConfig
     html: HtmlConfig
+    convert: ConvertConfig
     local: LocalConfig
     warc: WarcConfig
     table: TableConfig
@@ -467,7 +488,28 @@ def _warn_contradictions(config: Config) -> None:
         raise ConfigError(
             "units: max_messages, max_attachments and max_part_bytes must be at least 1, max_depth at least 0"
         )
+    if units.embedded not in {"units", "fold", "none"}:
+        raise ConfigError(f"units.embedded = {units.embedded!r}: choose 'units', 'fold' or 'none'")
+    if min(units.embedded_max_objects, units.embedded_max_bytes) < 1 or units.embedded_max_depth < 0:
+        raise ConfigError(
+            "units: embedded_max_objects and embedded_max_bytes must be at least 1, "
+            "embedded_max_depth at least 0"
+        )
     _check_passages(units)
+    convert = config.convert
+    if convert.ocr not in {"auto", "never", "always"}:
+        raise ConfigError(f"convert.ocr = {convert.ocr!r}: choose 'auto', 'never' or 'always'")
+    if convert.libreoffice not in {"auto", "never", "always"}:
+        raise ConfigError(
+            f"convert.libreoffice = {convert.libreoffice!r}: choose 'auto', 'never' or 'always'"
+        )
+    if convert.libreoffice_timeout <= 0:
+        raise ConfigError(f"convert.libreoffice_timeout = {convert.libreoffice_timeout}: must be positive")
+    if convert.ocr_max_pages < 1 or convert.ocr_timeout <= 0:
+        raise ConfigError(
+            f"convert.ocr_max_pages = {convert.ocr_max_pages}, ocr_timeout = {convert.ocr_timeout}: "
+            "both must be positive"
+        )
     if config.table.engine not in {"rocksdb"}:
         raise ConfigError(f"table.engine = {config.table.engine!r}: the only engine is 'rocksdb'")
 

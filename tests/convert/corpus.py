@@ -578,6 +578,21 @@ def _mbox(seed: int, size: int) -> Sample:
 
 
 #: Every format's builder: ``(seed, size) -> Sample``.
+def _msg(seed: int, size: int) -> Sample:
+    from tests.convert.legacy_corpus import msg_sample  # it builds on this module
+
+    return msg_sample(seed, size)
+
+
+def _iwork(kind: str) -> Callable[[int, int], Sample]:
+    def make(seed: int, size: int) -> Sample:
+        from tests.convert.legacy_corpus import iwork_sample
+
+        return iwork_sample(kind)(seed, size)
+
+    return make
+
+
 BUILDERS: dict[str, Callable[[int, int], Sample]] = {
     "docx": _docx,
     "xlsx": _xlsx,
@@ -595,6 +610,12 @@ BUILDERS: dict[str, Callable[[int, int], Sample]] = {
     "text": _text,
     "email": _email,
     "mbox": _mbox,
+    # an Outlook message and iWork '09 packages (tests/convert/legacy_corpus.py); .doc/.xls/.ppt
+    # need LibreOffice to be made: legacy_corpus.build_legacy
+    "ole": _msg,
+    "pages": _iwork("pages"),
+    "numbers": _iwork("numbers"),
+    "key": _iwork("key"),
 }
 
 
@@ -639,3 +660,31 @@ def scanned_pdf(pages: int = 2) -> bytes:
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def scanned_image(seed: int = 1, size: int = 8) -> Sample:
+    """A PNG page of known text as a scanner makes it (300 dpi, grey): reportlab's page rendered by
+    PDFium. Not in :data:`BUILDERS`: only OCR reads it (``ocr = "auto"``)."""
+    import pypdfium2 as pdfium
+    from PIL import Image
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    body = paragraphs(seed, size, words=8)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.setFont("Helvetica", 11)
+    y = 780
+    for line in body:
+        c.drawString(60, y, line)
+        y -= 18
+    c.showPage()
+    c.save()
+    pdf = pdfium.PdfDocument(buf.getvalue())
+    try:
+        grey = pdf[0].render(scale=300 / 72, grayscale=True).to_pil()
+    finally:
+        pdf.close()
+    png = io.BytesIO()
+    Image.frombytes("L", grey.size, grey.tobytes()).save(png, "PNG", dpi=(300, 300))
+    return Sample("scan.png", "image", png.getvalue(), "\n".join(body), body[0])

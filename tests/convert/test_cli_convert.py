@@ -55,3 +55,23 @@ def test_readable_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     out = capsys.readouterr().out
     assert "rtf (application/rtf)" in out and "title: Harbour Board Annual Review" in out
     assert "DISAGREES with text/plain" in out and "dropped: pdf-malformed" in out
+
+
+def test_legacy_and_compressed_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("olefile")
+    import bz2
+    import lzma
+
+    from tests.convert.legacy_corpus import fixture
+
+    sample, doc = fixture("doc")
+    (tmp_path / "report.doc.xz").write_bytes(lzma.compress(doc))
+    (tmp_path / "notes.txt.bz2").write_bytes(bz2.compress(b"Harbour notes\nthe tide turned"))
+    paths = [str(tmp_path / n) for n in ("report.doc.xz", "notes.txt.bz2")]
+    assert main(["convert", "--json", "--set", "convert.libreoffice=never", *paths]) == 0
+    report, notes = _rows(capsys)
+    assert report["format"] == "ole" and report["title"] == sample.title and not report["disagree"]
+    assert report["metadata"]["converter"] == "word97" and report["bytes"] < len(doc)  # packed on disk
+    assert notes["format"] == "text" and notes["text"].startswith("Harbour notes")
+    assert main(["convert", "--no-isolate", str(tmp_path / "report.doc.xz")]) == 0
+    assert "converter: word97" in capsys.readouterr().out

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.convert.corpus import AUTHOR, TITLE, Sample, build, token_f1
+from tests.convert.corpus import AUTHOR, TITLE, Sample, build, scanned_image, token_f1
 from trawl.convert.base import ConvertOptions
 from trawl.convert.guard import Guard
+from trawl.convert.ocr import ocr_available
 from trawl.convert.registry import REGISTRY, convert_bytes
 
 SCORES = json.loads((Path(__file__).with_name("format_scores.json")).read_text())
@@ -23,6 +24,10 @@ WRITERS = {"docx": "docx", "xlsx": "openpyxl", "pptx": "pptx", "odt": "odf", "od
 
 
 def sample(fmt: str, size: int = 12) -> Sample:
+    if fmt == "image":  # a page image of known text: read by OCR only
+        if not ocr_available():
+            pytest.skip("tesseract is not installed (apt install tesseract-ocr)")
+        return scanned_image(seed=7, size=size)
     if fmt in WRITERS:
         pytest.importorskip(WRITERS[fmt])
     if fmt == "pdf":
@@ -33,7 +38,8 @@ def sample(fmt: str, size: int = 12) -> Sample:
 @pytest.mark.parametrize("fmt", sorted(SCORES))
 def test_known_text_comes_back(fmt: str) -> None:
     s = sample(fmt, size=45 if fmt == "pdf" else 12)
-    conversion = convert_bytes(s.data, filename=s.name)
+    options = ConvertOptions(ocr="auto") if fmt == "image" else None
+    conversion = convert_bytes(s.data, filename=s.name, options=options)
     assert conversion.identity.format == s.format
     assert conversion.dropped is None, conversion.message
     assert conversion.converted is not None

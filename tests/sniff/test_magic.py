@@ -38,6 +38,8 @@ def zipped(*entries: tuple[str, bytes], stored_first: bool = False) -> bytes:
         (b"\xff\xd8\xff\xe0\x00\x10JFIF", "image/jpeg"),
         (b"GIF89a\x01\x00", "image/gif"),
         (b"RIFF\x10\x00\x00\x00WEBPVP8 ", "image/webp"),
+        (b"II*\x00\x08\x00\x00\x00", "image/tiff"),  # a scanner's TIFF, little- and big-endian
+        (b"MM\x00*\x00\x00\x00\x08", "image/tiff"),
         (b"{\\rtf1\\ansi hello}", "application/rtf"),
         (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00", "application/x-ole-storage"),
         (b"PK\x03\x04" + b"\x00" * 26 + b"data.csv", "application/zip"),

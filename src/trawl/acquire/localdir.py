@@ -62,6 +62,7 @@ for _ext, _type in {
     _TYPES.add_type(_type, _ext)
 _TYPES.encodings_map[".zst"] = "zstd"
 _TYPES.encodings_map[".zstd"] = "zstd"
+_TYPES.encodings_map[".lz4"] = "lz4"
 
 # What the bytes of a compressed file are, whatever they hold inside.
 _ENCODING_TYPES = {
@@ -71,6 +72,7 @@ _ENCODING_TYPES = {
     "zstd": "application/zstd",
     "br": "application/x-brotli",
     "compress": "application/x-compress",
+    "lz4": "application/x-lz4",
 }
 
 

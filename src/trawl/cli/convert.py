@@ -11,16 +11,19 @@ from typing import Any
 from trawl.cli.common import add_config_options, bounded, read_document, sentence
 from trawl.config import load_config
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT
+from trawl.convert.ocr import OCR_MODES
 from trawl.convert.registry import FormatConverter
-from trawl.decode.http import entity_body
+from trawl.decode.http import FILE_CODINGS, entity_body
 from trawl.jobs.single import OneByOne
-from trawl.jobs.steps import default_steps
+from trawl.jobs.steps import convert_options, default_steps
 from trawl.sniff.identify import identify
 
 HELP = "identify each file by its bytes and convert it to text, with title, metadata and links"
 
 #: Files larger than this are refused before reading (the ingest default, local.max_file_bytes).
 MAX_FILE_BYTES = 104_857_600
+#: The names of compressed single files, unpacked as ingest unpacks them (``notes.txt.bz2``).
+_PACKED_SUFFIXES = (".gz", ".gzip", ".Z", ".bz2", ".xz", ".zst", ".zstd", ".lz4")
 
 
 def register(sub: Any) -> None:
@@ -30,7 +33,10 @@ def register(sub: Any) -> None:
         description=sentence(HELP) + ". The format is found from the bytes (magic numbers, ZIP "
         "members, the XML root) and compared with the file name's extension and --content-type. "
         "PDF (pypdfium2), DOCX, XLSX, PPTX, ODT, ODS, ODP, EPUB, RTF, HTML, XML, RSS/Atom and plain "
-        "text are converted; PDF and ZIP-based formats run in a worker process under a time and memory "
+        "text are converted, and legacy .doc, .xls, .ppt, .msg (olefile, xlrd; LibreOffice as the "
+        "fallback) and iWork packages; images (PNG, JPEG, TIFF...) and scanned PDF pages are read by OCR "
+        "(Tesseract; see --ocr); a FILE.gz, .Z, .bz2, .xz, .zst or .lz4 is unpacked first. PDF, "
+        "ZIP- and OLE-based formats run in a worker process under a time and memory "
         "limit. A file that cannot be converted is reported with the reason (exit status 1).",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="files to convert")
@@ -59,6 +65,21 @@ def register(sub: Any) -> None:
         help="address space of the worker process, in MiB (0: no limit)",
     )
     p.add_argument("--no-isolate", action="store_true", help="convert in this process (faster, unguarded)")
+    p.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="print each file's text and what was found in it (text, the default), or its Markdown "
+        "rendering: headings, lists, tables and links kept (markdown; with --json, the row's "
+        "metadata.markdown); the same as --set convert.markdown=true",
+    )
+    p.add_argument(
+        "--ocr",
+        choices=OCR_MODES,
+        help="OCR with Tesseract: images and PDF pages without a text layer (auto, the default), "
+        "every PDF page too (always), or none (never: a scanned PDF says needs OCR); "
+        "the same as --set convert.ocr=MODE",
+    )
     add_config_options(p)
     p.set_defaults(func=run)
 
@@ -79,7 +100,7 @@ def convert_file(
     outcome = runner.run(doc)
     body = doc.body if doc.body is not None else entity_body(doc, MAX_FILE_BYTES).data
     name = Path(path).name
-    if name.endswith((".gz", ".gzip")) and body[:2] != b"\x1f\x8b":
+    if name.endswith(_PACKED_SUFFIXES) and not any(body.startswith(m) for m in FILE_CODINGS.values()):
         name = name.rsplit(".", 1)[0]  # the name of what was unpacked: page.html.gz is page.html
     identity = identify(body, content_type, name)
     try:
@@ -132,26 +153,51 @@ def _show(row: dict[str, Any]) -> None:
         return
     print(f"  title: {row['title']}")
     meta = row["metadata"]
-    for key in ("author", "created", "modified", "lang", "pages", "sheets", "slides", "description"):
+    shown = ("author", "created", "modified", "lang", "pages", "sheets", "slides", "description", "converter")
+    for key in shown:
         if key in meta:
             print(f"  {key}: {meta[key]}")
     if row["metadata_flags"]:
         print(f"  distrusted metadata: {', '.join(row['metadata_flags'])}")
     if row["needs_ocr"]:
         print("  needs OCR: the pages are images with no text layer")
+    ocr = meta.get("ocr")
+    if isinstance(ocr, dict):
+        known = [c for c in ocr.get("confidence", []) if c is not None]
+        mean = f", mean word confidence {sum(known) / len(known):.0f}" if known else ""
+        print(f"  OCR: {ocr.get('pages')} pages, {ocr.get('lang')}{mean}, {ocr.get('seconds')} s")
     print(f"  {len(row['text'])} characters, {len(row['links'])} links, {row['seconds']:.3f} s")
     for line in row["text"].split("\n")[:5]:
         print(f"  | {line[:200]}")
 
 
+def _show_markdown(row: dict[str, Any], *, several: bool) -> None:
+    """A file's Markdown (under a comment naming it when there are several); a file with none
+    (dropped, skipped) is reported on standard error."""
+    if several:
+        print(f"<!-- {row['path']}: {row['format']} -->")
+    markdown = row["metadata"].get("markdown") if isinstance(row.get("metadata"), dict) else None
+    if row.get("dropped") or not isinstance(markdown, str):
+        why = f"dropped: {row['dropped']}: {row['message']}" if row.get("dropped") else "no text"
+        print(f"trawl: {row['path']}: {why}", file=sys.stderr)
+        return
+    print(markdown)
+    if several:
+        print()
+
+
 def run(args: argparse.Namespace) -> int:
     failed = 0
-    config = load_config(args.config, overrides=args.overrides)
+    overrides = [*args.overrides, f"convert.ocr={args.ocr}"] if args.ocr else args.overrides
+    if args.format == "markdown":
+        overrides = [*overrides, "convert.markdown=true"]
+    config = load_config(args.config, overrides=overrides)
     formats = FormatConverter(
         max_chars=config.html.max_chars,
         isolate=not args.no_isolate,
         timeout=args.timeout,
         max_memory=args.max_memory * 1024**2,
+        options=convert_options(config),
     )
     with OneByOne(default_steps(config, formats=formats)) as runner:
         for path in args.files:
@@ -161,6 +207,8 @@ def run(args: argparse.Namespace) -> int:
                 print(json.dumps(row, ensure_ascii=False, default=str), flush=True)
             elif "error" in row:
                 print(f"trawl: error: {row['error']}", file=sys.stderr)
+            elif args.format == "markdown":
+                _show_markdown(row, several=len(args.files) > 1)
             else:
                 _show(row)
     return 1 if failed else 0

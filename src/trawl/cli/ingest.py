@@ -34,6 +34,7 @@ from trawl.cli.common import (
     removed_if_failed,
     sentence,
 )
+from trawl.convert.ocr import OCR_MODES
 from trawl.document import Document
 from trawl.errors import ConfigError, InputError
 from trawl.jobs.ingest import IngestResult, ingest
@@ -67,6 +68,12 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run's counters as one JSON object")
+    p.add_argument(
+        "--ocr",
+        choices=OCR_MODES,
+        help="OCR with Tesseract: images and PDF pages without a text layer (auto, the default), "
+        "every PDF page too (always), or none (never); the same as --set convert.ocr=MODE",
+    )
     add_scale_options(
         p.add_argument_group("sharded tasks (several processes or machines)"),
         "run the ingest as sharded tasks, N at a time, merged into the collection at the end "
@@ -220,6 +227,8 @@ def summary_table(result: IngestResult) -> RichTable:
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "ocr", None):
+        args.overrides = [*args.overrides, f"convert.ocr={args.ocr}"]
     with removed_if_failed(args.output):
         return _run(args)
 

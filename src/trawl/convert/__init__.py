@@ -6,7 +6,10 @@
   for one payload and the pipeline step :class:`~trawl.convert.registry.FormatConverter`;
 * the converters: :mod:`~trawl.convert.html`, :mod:`~trawl.convert.text`, :mod:`~trawl.convert.pdf`,
   :mod:`~trawl.convert.office` (DOCX, PPTX, XLSX, ODT, ODS, ODP, EPUB), :mod:`~trawl.convert.rtf`,
-  :mod:`~trawl.convert.feeds` (XML, RSS, Atom);
+  :mod:`~trawl.convert.feeds` (XML, RSS, Atom), :mod:`~trawl.convert.legacy` (DOC, XLS, PPT, MSG;
+  LibreOffice as the fallback), :mod:`~trawl.convert.iwork` (Pages, Numbers, Keynote);
+* :mod:`~trawl.convert.markdown` (the Markdown rendering, when asked) and
+  :mod:`~trawl.convert.embedded` (files inside documents: folded in, or units);
 * the guards: :mod:`~trawl.convert.xmlsafe` (no entities, no network), :mod:`~trawl.convert.guard`
   (a worker process with a time and memory limit) and :mod:`~trawl.convert.meta` (metadata
   checked before it is trusted).

@@ -67,6 +67,38 @@ class ConvertOptions:
     mail_depth: int = 0
     #: PDF: read the outline (bookmarks) into ``section`` segments as well as the pages.
     pdf_outline: bool = False
+    #: Render Markdown as well as text (:attr:`Converted.markdown`; :mod:`trawl.convert.markdown`).
+    markdown: bool = False
+    #: Files embedded in a document (office ``embeddings``, ODF objects, PDF attachments):
+    #: ``"units"`` lists them (``metadata["embedded"]``; :mod:`trawl.units.embedded` makes each a
+    #: document), ``"fold"`` adds their text to the document's, ``"none"`` leaves them out.
+    embedded: str = "units"
+    #: Embedded files read per document, the bytes of one, and how deep files in files are read
+    #: (``embedded_depth`` is this document's depth).
+    embedded_max_objects: int = 100
+    embedded_max_bytes: int = 50 * 1024 * 1024
+    embedded_max_depth: int = 2
+    embedded_depth: int = 0
+    #: OCR (:mod:`trawl.convert.ocr`, Tesseract): ``"never"``; ``"auto"``: images, and the PDF
+    #: pages with no text layer; ``"always"``: every PDF page as well.
+    ocr: str = "never"
+    #: Pages (PDF pages, image frames) OCRed per document at most (``ocr/pages-capped``).
+    ocr_max_pages: int = 50
+    #: Seconds the OCR of one page may take (``ocr/page-timeout``).
+    ocr_timeout: float = 60.0
+    #: Tesseract languages a page is first read with; the language identified in its text (or
+    #: the PDF's text layer) picks another installed one.
+    ocr_languages: tuple[str, ...] = ("eng",)
+    #: LibreOffice (:mod:`trawl.convert.legacy`): ``"auto"`` converts the legacy Office files the
+    #: Python readers cannot read (when ``soffice`` is installed), ``"always"`` reads every
+    #: ``.doc``, ``.xls`` and ``.ppt`` with it, ``"never"`` none.
+    libreoffice: str = "auto"
+    #: Seconds one LibreOffice conversion may take, and its address space in bytes (0: no limit).
+    libreoffice_timeout: float = 20.0
+    libreoffice_max_memory: int = 4 * 1024**3
+    #: PDF: read each page in its layout's order (columns, margins, footnotes:
+    #: :mod:`trawl.convert.pdflayout`); ``False`` keeps PDFium's content order.
+    pdf_layout: bool = True
 
 
 class Segment(NamedTuple):
@@ -105,6 +137,8 @@ class Converted:
     segments: list[Segment] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: The document as Markdown (headings, lists, tables, links), when ``options.markdown``.
+    markdown: str = ""
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n

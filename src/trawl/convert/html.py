@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from trawl.convert.base import cut_text
+from trawl.convert.markdown import blocks_markdown
 from trawl.convert.meta import check_metadata
 from trawl.decode.charset import decode_document
 from trawl.document import Document
@@ -27,18 +29,26 @@ class HtmlConverter(Step):
     Sets ``title``, ``text`` (the visible text, one line per text block), ``links``,
     ``metadata`` and ``page`` (the page read, for the extractor); counts ``convert/html``,
     ``html/untitled``, ``html/capped``, ``html/flattened/<why>`` and the link counters. Other
-    documents pass untouched.
+    documents pass untouched. ``markdown``: also ``metadata["markdown"]``, the page's text blocks
+    as Markdown (the main-content extractor, after it, keeps its content's).
     """
 
     name: ClassVar[str] = "html"
 
-    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS, max_links: int = DEFAULT_MAX_LINKS) -> None:
+    def __init__(
+        self,
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        max_links: int = DEFAULT_MAX_LINKS,
+        markdown: bool = False,
+    ) -> None:
         if max_chars <= 0 or max_links < 0:
             raise ConfigError(
                 f"html: max_chars must be positive and max_links not negative, not {max_chars}, {max_links}"
             )
         self.max_chars = max_chars
         self.max_links = max_links
+        self.markdown = markdown
 
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
@@ -57,6 +67,9 @@ class HtmlConverter(Step):
         for flag in check_metadata(page.metadata):
             self.count(f"convert/metadata/{flag}")
         doc.metadata.update(page.metadata)
+        if self.markdown:
+            markdown = blocks_markdown(page.blocks, links=page.links)
+            doc.metadata["markdown"] = cut_text(markdown, self.max_chars)[0]
         for key, n in page.counts.items():
             self.count(key, n)
         self.count("convert/html")

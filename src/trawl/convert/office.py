@@ -42,6 +42,8 @@ from typing import Any
 from urllib.parse import unquote
 
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, collapse, segments_of
+from trawl.convert.markdown import MarkdownWriter, blocks_markdown, escape
+from trawl.convert.markdown import link as md_link
 from trawl.convert.xmlsafe import XmlError, local_name, parse_xml
 from trawl.html.page import read_page
 
@@ -73,6 +75,9 @@ _PRES = "{urn:oasis:names:tc:opendocument:xmlns:presentation:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
 _OPF = "{http://www.idpf.org/2007/opf}"
 _CONTAINER = "{urn:oasis:names:tc:opendocument:xmlns:container}"
+_C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+_CHART = "{urn:oasis:names:tc:opendocument:xmlns:chart:1.0}"
 
 _ONE_MIB = 1024 * 1024
 
@@ -180,6 +185,10 @@ class _Walker:
     # Tags that need the recursive walk (links); without them, and without nested blocks, a
     # paragraph of an element-only format is read in one flat loop (several times faster).
     complex_tags: frozenset[str] = frozenset()
+    # Embedded objects (an image's alt text, a chart): ``objects`` gives the lines each of these
+    # tags adds, after its paragraph's.
+    object_tags: frozenset[str] = frozenset()
+    objects: Callable[[ET.Element], list[str]] = lambda _el: []
     lines: list[str] = field(default_factory=list)
     headings: list[dict[str, Any]] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)
@@ -213,7 +222,7 @@ class _Walker:
         """The text of a paragraph with no nested blocks, links or alternate content, else ``None``."""
         parts: list[str] = []
         text_tags = self.text_tags or frozenset()
-        avoid = self.blocks | self.complex_tags | {f"{_MC}AlternateContent"}
+        avoid = self.blocks | self.complex_tags | self.object_tags | {f"{_MC}AlternateContent"}
         for node in el.iter():
             tag = node.tag
             if tag in text_tags:
@@ -235,6 +244,8 @@ class _Walker:
             buf.append("\n")
         elif tag == self.spaces:
             buf.append(" " * min(int(el.get(f"{_TEXT}c", "1") or 1), 100))
+        elif tag in self.object_tags:
+            self.lines.extend(line for line in self.objects(el) if line)
         target = self.link(el)
         start = len(buf)
         if el.text and (mixed or (self.text_tags is not None and tag in self.text_tags)):
@@ -296,6 +307,88 @@ def _finish(walker: _Walker, meta: dict[str, Any], options: ConvertOptions) -> C
     return out
 
 
+# --- embedded objects: images' alt text, charts ---------------------------------------------------
+
+
+_IMAGE_NAME = re.compile(r"\S+\.(?:png|jpe?g|gif|bmp|tiff?|emf|wmf|svg|webp)", re.IGNORECASE)
+
+
+class _Objects:
+    """Images' alt text and charts' titles and series names, as lines of their document's text;
+    counted ``office/alt-text``, ``office/charts`` and ``office/chart-unreadable`` (a chart part
+    that cannot be read is left out, its document read on)."""
+
+    def __init__(self, package: Package) -> None:
+        self.package = package
+        self.counts: dict[str, int] = {}
+
+    def _count(self, key: str) -> None:
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def alt(self, el: ET.Element | None) -> str:
+        """The alt text of a drawing's ``docPr``/``cNvPr`` (its ``descr``), counted; a bare file
+        name (``IMG_0012.JPG``, which writers put there when no one wrote alt text) is none."""
+        text = collapse(el.get("descr") or "") if el is not None else ""
+        if _IMAGE_NAME.fullmatch(text):
+            return ""
+        if text:
+            self._count("office/alt-text")
+        return text[:2000]
+
+    def chart(self, part: str) -> list[str]:
+        """A DrawingML chart part's titles (the chart's, its axes') and series names."""
+        try:
+            root = self.package.xml(part)
+        except ConversionError as exc:
+            if exc.reason == "zip-bomb":
+                raise
+            self._count("office/chart-unreadable")
+            return []
+        if root is None:
+            return []
+        self._count("office/charts")
+        lines: list[str] = []
+        for title in root.iter(f"{_C}title"):
+            text = collapse(" ".join(t.text or "" for t in title.iter(f"{_A}t")))
+            text = text or collapse(" ".join(v.text or "" for v in title.iter(f"{_C}v")))
+            if text and text not in lines:
+                lines.append(text[:1000])
+        for series in root.iter(f"{_C}ser"):
+            tx = series.find(f"{_C}tx")
+            name = collapse(" ".join(v.text or "" for v in tx.iter(f"{_C}v"))) if tx is not None else ""
+            if name and name not in lines:
+                lines.append(name[:1000])
+        return lines
+
+    def drawing(self, el: ET.Element, rels: dict[str, tuple[str, str, bool]]) -> tuple[str, str, list[str]]:
+        """A drawing (``wp:inline``, ``wp:anchor``, ``p:pic``, ``p:graphicFrame``...): its image's
+        alt text, the image's part name, and its chart's lines."""
+        props = next((e for e in el.iter() if e.tag.endswith(("}docPr", "}cNvPr"))), None)
+        alt = self.alt(props)
+        blip = el.find(f".//{_A}blip")
+        rel = rels.get(blip.get(f"{_R}embed", "")) if blip is not None else None
+        image = rel[1] if rel is not None and not rel[2] else ""
+        chart = el.find(f".//{_C}chart")
+        target = rels.get(chart.get(f"{_R}id", "")) if chart is not None else None
+        lines = self.chart(target[1]) if target is not None and not target[2] else []
+        return alt, image, lines
+
+    def finish(self, out: Converted) -> Converted:
+        for key, n in self.counts.items():
+            out.count(key, n)
+        return out
+
+
+def _md_links(text: str, links: list[tuple[str, str]]) -> str:
+    """A paragraph's ``text`` as Markdown with its ``links`` (target, anchor text) written in."""
+    text = escape(text)
+    for url, label in links:
+        at = text.find(label) if label else -1
+        if at >= 0:
+            text = text[:at] + md_link(label, url) + text[at + len(label) :]
+    return text
+
+
 # --- DOCX ------------------------------------------------------------------------------------------
 
 
@@ -331,27 +424,156 @@ def convert_docx(data: bytes, options: ConvertOptions) -> Converted:
         rel = rels.get(el.get(f"{_R}id", ""))
         return rel[1] if rel is not None and rel[2] else None
 
-    walker = _Walker(
-        blocks=frozenset({f"{_W}p"}),
-        skip=frozenset({f"{_W}delText", f"{_W}instrText", f"{_W}pPr", f"{_W}rPr", f"{_W}sectPr"}),
-        text_tags=frozenset({f"{_W}t"}),
-        tabs=frozenset({f"{_W}tab"}),
-        breaks=frozenset({f"{_W}br", f"{_W}cr"}),
-        heading=heading,
-        link=link,
-        complex_tags=frozenset({f"{_W}hyperlink"}),
-    )
+    objects = _Objects(package)
+
+    def drawing(el: ET.Element) -> list[str]:
+        alt, _image, chart = objects.drawing(el, rels)
+        return [alt, *chart]
+
+    def make_walker(objects_of: Callable[[ET.Element], list[str]]) -> _Walker:
+        return _Walker(
+            blocks=frozenset({f"{_W}p"}),
+            skip=frozenset({f"{_W}delText", f"{_W}instrText", f"{_W}pPr", f"{_W}rPr", f"{_W}sectPr"}),
+            text_tags=frozenset({f"{_W}t"}),
+            tabs=frozenset({f"{_W}tab"}),
+            breaks=frozenset({f"{_W}br", f"{_W}cr"}),
+            heading=heading,
+            link=link,
+            complex_tags=frozenset({f"{_W}hyperlink"}),
+            object_tags=frozenset({f"{_WP}inline", f"{_WP}anchor"}),
+            objects=objects_of,
+        )
+
+    walker = make_walker(drawing)
     body = root.find(f"{_W}body")
     for child in body if body is not None else root:
         walker.walk(child)
-    for part in ("word/footnotes.xml", "word/endnotes.xml"):
-        notes = package.xml(part)
-        if notes is not None:
-            for note in notes:
-                if note.get(f"{_W}type") in (None, "normal"):
-                    for child in note:
-                        walker.walk(child)
-    return _finish(walker, _core_properties(package), options)
+    notes_parts = [package.xml(part) for part in ("word/footnotes.xml", "word/endnotes.xml")]
+    note_blocks = [
+        child
+        for notes in notes_parts
+        if notes is not None
+        for note in notes
+        if note.get(f"{_W}type") in (None, "normal")
+        for child in note
+    ]
+    for child in note_blocks:
+        walker.walk(child)
+    out = _finish(walker, _core_properties(package), options)
+    if options.markdown:
+        md_objects = _Objects(package)  # counted once, by the text's walk
+        out.markdown = _docx_markdown(
+            [*(body if body is not None else root), *note_blocks],
+            make_walker,
+            heading,
+            lambda el: md_objects.drawing(el, rels),
+            lambda sid: styles(sid) if styles is not None else sid.lower(),
+            package,
+        )
+    return objects.finish(out)
+
+
+def _docx_markdown(  # noqa: PLR0917 -- the closures of convert_docx it shares
+    blocks: list[ET.Element],
+    make_walker: Callable[[Callable[[ET.Element], list[str]]], _Walker],
+    heading: Callable[[ET.Element], int | None],
+    drawing: Callable[[ET.Element], tuple[str, str, list[str]]],
+    style_name: Callable[[str], str],
+    package: Package,
+) -> str:
+    """A Word document's body (and notes) as Markdown: headings by paragraph style, list items
+    (numbered paragraphs, ``List …`` styles) by level, tables, links, images' alt text."""
+    md = MarkdownWriter()
+    extras: list[str] = []  # what the paragraph's drawings add: images, charts' lines
+
+    def hook(el: ET.Element) -> list[str]:
+        alt, image, chart = drawing(el)
+        if alt or image:
+            extras.append(f"![{alt.replace(']', ' ')}]({image})")
+        extras.extend(escape(line) for line in chart)
+        return []
+
+    walker = make_walker(hook)
+    formats = _numbering_formats(package) if any(b.tag == f"{_W}p" for b in blocks) else {}
+
+    def text_of(p: ET.Element) -> tuple[str, list[str]]:
+        walker.lines.clear()
+        walker.links.clear()
+        extras.clear()
+        walker.walk(p)
+        first = walker.lines[0] if walker.lines else ""
+        rest = [escape(line) for line in walker.lines[1:] if line]
+        return _md_links(first, walker.links), [*rest, *extras]
+
+    def paragraph(p: ET.Element) -> None:
+        text, more = text_of(p)
+        level = heading(p)
+        props = p.find(f"{_W}pPr")
+        num = props.find(f"{_W}numPr") if props is not None else None
+        style = props.find(f"{_W}pStyle") if props is not None else None
+        name = style_name(style.get(f"{_W}val", "")) if style is not None else ""
+        if level is not None:
+            md.heading(level or 1, text)
+        elif num is not None or name.startswith(("list bullet", "list number")):
+            depth_el = num.find(f"{_W}ilvl") if num is not None else None
+            depth = int(depth_el.get(f"{_W}val", "0")) if depth_el is not None else 0
+            num_id = num.find(f"{_W}numId") if num is not None else None
+            fmt = formats.get((num_id.get(f"{_W}val", ""), depth)) if num_id is not None else None
+            ordered = fmt not in (None, "bullet", "none") if fmt else name.startswith("list number")
+            md.item(text, depth, ordered=ordered)
+        elif text:
+            md.markdown(text)
+        for line in more:
+            md.markdown(line)
+
+    def visit(el: ET.Element) -> None:
+        if el.tag == f"{_W}p":
+            paragraph(el)
+        elif el.tag == f"{_W}tbl":
+            rows = []
+            for tr in el.iterfind(f"{_W}tr"):
+                cells = []
+                for tc in tr.iterfind(f"{_W}tc"):
+                    parts = [text_of(p)[0] for p in tc.iter(f"{_W}p")]
+                    cells.append(" ".join(part for part in parts if part))
+                rows.append(cells)
+            md.table(rows)
+        elif el.tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}smartTag"):
+            for child in el:
+                visit(child)
+
+    for block in blocks:
+        visit(block)
+    return md.render()
+
+
+def _numbering_formats(package: Package) -> dict[tuple[str, int], str]:
+    """``(numId, level)`` → the number format (``bullet``, ``decimal``…) of a Word document's
+    lists, from ``word/numbering.xml`` (none when it cannot be read)."""
+    try:
+        root = package.xml("word/numbering.xml")
+    except ConversionError as exc:
+        if exc.reason == "zip-bomb":
+            raise
+        return {}
+    if root is None:
+        return {}
+    abstract: dict[str, dict[int, str]] = {}
+    for item in root.iterfind(f"{_W}abstractNum"):
+        levels: dict[int, str] = {}
+        for lvl in item.iterfind(f"{_W}lvl"):
+            fmt = lvl.find(f"{_W}numFmt")
+            ilvl = lvl.get(f"{_W}ilvl", "0")
+            if fmt is not None and ilvl.isdecimal():
+                levels[int(ilvl)] = fmt.get(f"{_W}val", "")
+        abstract[item.get(f"{_W}abstractNumId", "")] = levels
+    out: dict[tuple[str, int], str] = {}
+    for num in root.iterfind(f"{_W}num"):
+        ref = num.find(f"{_W}abstractNumId")
+        formats = abstract.get(ref.get(f"{_W}val", "") if ref is not None else "", {})
+        for level, name in formats.items():
+            out[(num.get(f"{_W}numId", ""), level)] = name
+    return out
 
 
 _STYLE_NAME = re.compile(rb'<w:name w:val="([^"]*)"')
@@ -432,6 +654,8 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
     )
     notes = 0
     marks: list[tuple[int, str, int, str]] = []
+    objects = _Objects(package)
+    md = MarkdownWriter() if options.markdown else None
     for number, slide in enumerate(slides, 1):
         current = _rels(package, slide)
         slide_root = package.xml(slide)
@@ -440,20 +664,46 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
         first = len(walker.lines)
         slide_title = ""
         for shape in slide_root.iter():
-            if shape.tag not in (f"{_P}sp", f"{_P}graphicFrame"):
+            if shape.tag not in (f"{_P}sp", f"{_P}graphicFrame", f"{_P}pic"):
                 continue
             ph = shape.find(f"{_P}nvSpPr/{_P}nvPr/{_P}ph")
             is_title = ph is not None and ph.get("type") in ("title", "ctrTitle")
             before = len(walker.lines)
-            for body in (*shape.iter(f"{_P}txBody"), *shape.iter(f"{_A}tbl")):
+            if shape.tag != f"{_P}sp":  # a picture's alt text, a chart's titles and series
+                alt, image, chart = objects.drawing(shape, current)
+                walker.lines.extend(line for line in (alt, *chart) if line)
+                if md is not None:
+                    if alt or image:
+                        md.markdown(f"![{alt.replace(']', ' ')}]({image})")
+                    for line in chart:
+                        md.paragraph(line)
+            # placeholders other than titles and subtitles are bulleted by the slide's master
+            bullets = ph is not None and ph.get("type") in (None, "body", "obj")
+            for body in shape.iter(f"{_P}txBody"):
                 for child in body.iter(f"{_A}p"):
+                    links = len(walker.links)
                     walker.walk(child)
+                    if md is not None and not is_title:
+                        _pptx_paragraph(md, child, walker.lines[-1], walker.links[links:], bullets)
+            for table in shape.iter(f"{_A}tbl"):
+                rows: list[list[str]] = []
+                for tr in table.iter(f"{_A}tr"):
+                    rows.append([])
+                    for tc in tr.iter(f"{_A}tc"):
+                        cell = len(walker.lines)
+                        for child in tc.iter(f"{_A}p"):
+                            walker.walk(child)
+                        rows[-1].append(" ".join(line for line in walker.lines[cell:] if line))
+                if md is not None:
+                    md.table(rows)
             if is_title:
                 text = collapse(" ".join(walker.lines[before:]))
                 if text:
                     level = 1 if ph is not None and ph.get("type") == "ctrTitle" else 2
                     walker.headings.append({"level": level, "text": text[:1000], "slide": number})
                     slide_title = slide_title or text[:1000]
+                    if md is not None:
+                        md.heading(level, text)
         for kind, target, _external in current.values():
             if kind.endswith("/notesSlide"):
                 notes_root = package.xml(target)
@@ -466,6 +716,10 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
                         for child in shape.iter(f"{_A}p"):
                             walker.walk(child)
                         notes += any(walker.lines[before:])
+                        if md is not None:
+                            for line in walker.lines[before:]:
+                                if line:
+                                    md.markdown("> " + escape(collapse(line)))
         marks.append((first, "slide", number, slide_title))
     meta = _core_properties(package)
     meta["slides"] = len(slides)
@@ -475,7 +729,31 @@ def convert_pptx(data: bytes, options: ConvertOptions) -> Converted:
     out.segments = segments_of(walker.lines, marks)
     if not out.title and walker.headings:
         out.title = str(walker.headings[0]["text"])
-    return out
+    if md is not None:
+        out.markdown = md.render()
+    return objects.finish(out)
+
+
+def _pptx_paragraph(
+    md: MarkdownWriter, p: ET.Element, text: str, links: list[tuple[str, str]], bullets: bool
+) -> None:
+    """A slide's paragraph: a list item at its level where it is bulleted (by its placeholder,
+    or its own ``buChar``/``buAutoNum``; ``buNone`` turns that off), else a paragraph."""
+    if not text:
+        return
+    props = p.find(f"{_A}pPr")
+    if props is not None:
+        if props.find(f"{_A}buNone") is not None:
+            bullets = False
+        elif props.find(f"{_A}buChar") is not None or props.find(f"{_A}buAutoNum") is not None:
+            bullets = True
+    level = props.get("lvl", "0") if props is not None else "0"
+    inline = _md_links(text, links)
+    if bullets:
+        ordered = props is not None and props.find(f"{_A}buAutoNum") is not None
+        md.item(inline, int(level) if level.isdecimal() else 0, ordered=ordered)
+    else:
+        md.markdown(inline)
 
 
 # --- XLSX ------------------------------------------------------------------------------------------
@@ -509,6 +787,8 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
     cells = 0
     capped = False
     marks: list[tuple[int, str, int, str]] = []
+    objects = _Objects(package)
+    md = MarkdownWriter() if options.markdown else None
     for sheet in root.iter(f"{_S}sheet"):
         name = sheet.get("name", "")
         rel = rels.get(sheet.get(f"{_R}id", ""))
@@ -518,11 +798,16 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
         marks.append((len(lines), "sheet", len(names), collapse(name)[:1000]))
         headings.append({"level": 2, "text": name})
         lines.append(name)
+        if md is not None:
+            md.heading(2, name)
         sheet_root = package.xml(rel[1])
         if sheet_root is None:
             continue
+        grid: list[list[str]] = []  # Markdown's table: the cells in their columns
         for row in sheet_root.iter(f"{_S}row"):
             values = []
+            if md is not None:
+                grid.append([])
             for cell in row.iter(f"{_S}c"):
                 cells += 1
                 kind = cell.get("t", "n")
@@ -538,6 +823,8 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
                         value = "TRUE" if value == "1" else "FALSE"
                 if value.strip():
                     values.append(collapse(value))
+                    if md is not None:
+                        _grid_put(grid[-1], _column(cell.get("r", "")), value)
             if values:
                 lines.append("\t".join(values))
             if cells >= options.max_cells:
@@ -548,6 +835,20 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
             target = sheet_rels.get(link.get(f"{_R}id", ""))
             if target is not None and target[2]:
                 links.append((target[1], link.get("display", "") or link.get("ref", "")))
+        if md is not None:
+            md.table(grid)
+        for kind, part, external in sheet_rels.values():
+            if kind.endswith("/drawing") and not external:  # the sheet's pictures and charts
+                drawing_root = package.xml(part)
+                drawing_rels = _rels(package, part)
+                for anchor in drawing_root if drawing_root is not None else ():
+                    alt, image, chart = objects.drawing(anchor, drawing_rels)
+                    lines.extend(line for line in (alt, *chart) if line)
+                    if md is not None:
+                        if alt:
+                            md.markdown(f"![{alt.replace(']', ' ')}]({image})")
+                        for line in chart:
+                            md.paragraph(line)
         if capped:
             break
     meta = _core_properties(package)
@@ -560,7 +861,30 @@ def convert_xlsx(data: bytes, options: ConvertOptions) -> Converted:
     if capped:
         out.count("xlsx/cells-capped")
         out.warnings.append(f"stopped after {options.max_cells} cells")
-    return out
+    if md is not None:
+        out.markdown = md.render()
+    return objects.finish(out)
+
+
+def _column(ref: str) -> int:
+    """A cell reference's column, from 0 (``C7`` → 2); -1 when it has none."""
+    column = 0
+    for char in ref:
+        if not "A" <= char <= "Z":
+            break
+        column = column * 26 + ord(char) - 64
+    return column - 1
+
+
+#: Columns a Markdown table of a sheet keeps at most (a cell far to the right is put after the rest).
+_MAX_COLUMNS = 256
+
+
+def _grid_put(row: list[str], column: int, value: str) -> None:
+    if not 0 <= column < _MAX_COLUMNS or column < len(row):
+        column = len(row)  # no reference, or out of order: the next column
+    row.extend([""] * (column - len(row)))
+    row.append(value)
 
 
 # --- ODF -------------------------------------------------------------------------------------------
@@ -636,7 +960,10 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
         heading=heading,
         link=link,
         spaces=f"{_TEXT}s",
+        object_tags=frozenset({f"{_DRAW}object"}),
+        objects=lambda el: _odf_chart(package, el, counts),
     )
+    counts: dict[str, int] = {}
     body = root.find(f"{_OFFICE}body")
     sheets: list[str] = []
     slides = 0
@@ -650,6 +977,8 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
                 walker.lines.append(name)
                 walker.headings.append({"level": 2, "text": name})
                 _sheet_rows(walker, table, options)
+                for obj in table.iter(f"{_DRAW}object"):  # the sheet's charts
+                    walker.lines.extend(_odf_chart(package, obj, counts))
             break
         if el.tag in (f"{_OFFICE}text", f"{_OFFICE}presentation"):
             for child in el:
@@ -665,7 +994,120 @@ def convert_odf(data: bytes, options: ConvertOptions) -> Converted:
         meta["slides"] = slides
     out = _finish(walker, meta, options)
     out.segments = segments_of(walker.lines, marks)
+    for key, n in counts.items():
+        out.count(key, n)
+    if options.markdown and body is not None:
+        walker.objects = lambda el: _odf_chart(package, el, {})  # counted once, by the text's walk
+        out.markdown = _odf_markdown(body, walker, options)
     return out
+
+
+def _odf_chart(package: Package, el: ET.Element, counts: dict[str, int]) -> list[str]:
+    """An ODF chart object's (``draw:object``, its ``Object N/content.xml``) title, subtitle and
+    series names (the header row of its data table); nothing for any other object (an embedded
+    document: :mod:`trawl.units.embedded`) or one that cannot be read (``odf/chart-unreadable``)."""
+    href = unquote(el.get(f"{_XLINK}href", "")).removeprefix("./").strip("/")
+    if not href or "://" in href or href.startswith("/"):
+        return []
+    try:
+        root = package.xml(posixpath.normpath(href) + "/content.xml")
+    except ConversionError as exc:
+        if exc.reason == "zip-bomb":
+            raise
+        counts["odf/chart-unreadable"] = counts.get("odf/chart-unreadable", 0) + 1
+        return []
+    chart = root.find(f"{_OFFICE}body/{_OFFICE}chart") if root is not None else None
+    if chart is None:
+        return []
+    counts["office/charts"] = counts.get("office/charts", 0) + 1
+    lines: list[str] = []
+    for tag in (f"{_CHART}title", f"{_CHART}subtitle"):
+        for title in chart.iter(tag):
+            text = collapse(" ".join(title.itertext()))
+            if text and text not in lines:
+                lines.append(text[:1000])
+    for header in chart.iter(f"{_TABLE}table-header-rows"):
+        for row in header.iter(f"{_TABLE}table-row"):
+            for cell in list(row)[1:]:  # the first column holds the categories
+                name = collapse(" ".join(cell.itertext()))
+                if name and name not in lines:
+                    lines.append(name[:1000])
+        break
+    return lines
+
+
+def _odf_markdown(body: ET.Element, walker: _Walker, options: ConvertOptions) -> str:
+    """An OpenDocument's body as Markdown: ``text:h`` headings, lists by depth, tables (each sheet
+    under its name), slides under their titles, speaker notes quoted, links."""
+    md = MarkdownWriter()
+    cell_tags = (f"{_TABLE}table-cell", f"{_TABLE}covered-table-cell")
+
+    def text_of(p: ET.Element) -> tuple[str, list[str]]:
+        walker.lines.clear()
+        walker.links.clear()
+        walker.walk(p)
+        first = walker.lines[0] if walker.lines else ""
+        return _md_links(first, walker.links), [escape(line) for line in walker.lines[1:] if line]
+
+    def table(el: ET.Element) -> None:
+        rows: list[list[str]] = []
+        cells = 0
+        for row in el.iter(f"{_TABLE}table-row"):
+            rows.append([])
+            for cell in row:
+                if cell.tag not in cell_tags:
+                    continue
+                cells += 1
+                text = " ".join(text_of(p)[0] for p in cell.iter(f"{_TEXT}p"))
+                repeat = cell.get(f"{_TABLE}number-columns-repeated", "1")
+                rows[-1].extend([collapse(text)] * min(int(repeat) if repeat.isdecimal() else 1, 20))
+            if cells >= options.max_cells:
+                break
+        md.table(rows)
+
+    def visit(el: ET.Element, depth: int) -> None:
+        tag = el.tag
+        if tag in walker.skip:
+            return
+        if tag in (f"{_TEXT}p", f"{_TEXT}h"):
+            text, more = text_of(el)
+            level = walker.heading(el)
+            if level is not None:
+                md.heading(level, text)
+            elif depth >= 0:
+                md.item(text, depth)
+            else:
+                md.markdown(text)
+            for line in more:
+                md.markdown(line)
+        elif tag == f"{_TEXT}list":
+            for child in el:
+                visit(child, depth + 1)
+        elif tag == f"{_TABLE}table":
+            name = el.get(f"{_TABLE}name", "")
+            if el in sheets and name:
+                md.heading(2, name)
+            table(el)
+        elif tag == f"{_DRAW}page":
+            title = _odp_title(el)
+            if title:
+                md.heading(2, title)
+            for child in el:
+                if child.get(f"{_PRES}class") != "title":
+                    visit(child, depth)
+        elif tag == f"{_PRES}notes":
+            for p in el.iter(f"{_TEXT}p"):
+                text = text_of(p)[0]
+                if text:
+                    md.markdown("> " + text)
+        else:
+            for child in el:
+                visit(child, depth)
+
+    spreadsheet = body.find(f"{_OFFICE}spreadsheet")
+    sheets = set(spreadsheet.iterfind(f"{_TABLE}table")) if spreadsheet is not None else set()
+    visit(body, -1)
+    return md.render()
 
 
 def _odp_title(page: ET.Element) -> str:
@@ -750,6 +1192,7 @@ def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
     chapters = 0
     marks: list[tuple[int, str, int, str]] = []
     toc = _epub_toc(package, opf, manifest)
+    chapters_md: list[str] = []
     for number, ref in enumerate(opf.iter(f"{_OPF}itemref"), 1):
         part = manifest.get(ref.get("idref", ""))
         chapter = package.read(part) if part else None
@@ -761,6 +1204,8 @@ def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
         title = toc.get(part) or (str(own[0]["text"]) if own else "") or page.title
         marks.append((len(lines), "chapter", number, collapse(title)[:1000]))
         lines.append(page.text)
+        if options.markdown:
+            chapters_md.append(blocks_markdown(page.blocks, links=page.links))
         headings.extend(own)
         links.extend((link.url, link.text) for link in page.links)
     meta["chapters"] = chapters
@@ -771,6 +1216,7 @@ def convert_epub(data: bytes, options: ConvertOptions) -> Converted:
     )
     out.segments = segments_of(lines, marks)
     out.title = str(meta.get("title", ""))
+    out.markdown = "\n\n".join(chapter for chapter in chapters_md if chapter)
     return out
 
 

@@ -1,7 +1,10 @@
 """PDF to text with pypdfium2 (PDFium: Apache-2.0/BSD-3), pypdf (BSD-3) as the fallback.
 
-Text comes from PDFium's text layer page by page, in the order PDFium's layout analysis gives
-(content order, with its line breaks), and is then cleaned the way a search engine needs it:
+Text comes from PDFium's text layer page by page, in reading order: PDFium's content order
+(with its line breaks) where that is the reading order, else the structure tree's order of a
+tagged PDF or the order its layout gives (columns one after the other, footnotes at the page's
+end: :mod:`trawl.convert.pdflayout`; ``options.pdf_layout``, counted ``pdf/pages-reordered``), and
+is then cleaned the way a search engine needs it:
 
 * **hyphenation**: PDFium marks a hyphen it judged to be a line-end hyphenation with U+FFFE and
   joins the word itself; a plain ``-`` at the end of a line followed by a lower-case letter is
@@ -17,7 +20,9 @@ Text comes from PDFium's text layer page by page, in the order PDFium's layout a
   are at least half of those read, the result is flagged ``needs_ocr`` (text is not invented).
   A page whose text layer is mostly private-use, replacement or control characters (fonts with
   no usable character map: glyph ids, not words) counts the same way, and its junk is dropped
-  (``pdf/garbled-pages``).
+  (``pdf/garbled-pages``). With ``options.ocr`` other than ``"never"`` those pages (``"always"``:
+  every page) are rendered and read by Tesseract (:func:`trawl.convert.ocr.read_pdf_pages`); the
+  pages OCR read no longer count as scanned.
 
 Segments (:attr:`Converted.segments`, what page and section units are cut by): one ``page`` per
 page read, its span its text after the cleaning above (an empty span for a page with no text),
@@ -50,6 +55,7 @@ from trawl.convert.base import (
     cut_text,
     segments_of,
 )
+from trawl.convert.pdflayout import ordered_text
 from trawl.errors import MissingDependency
 
 __all__ = [
@@ -235,6 +241,21 @@ def _outline(pdf: Any) -> list[tuple[str, int]]:
     return out
 
 
+def _outline_headings(pdf: Any, out: Converted, outline: list[tuple[str, int]] | None) -> None:
+    """``metadata["headings"]`` from the outline's titles (level 1; read here unless read already),
+    for the Markdown rendering to mark the lines that are headings; none from a damaged outline."""
+    import pypdfium2 as pdfium  # noqa: PLC0415  # loaded already: the PDF is open
+
+    if outline is None:
+        try:
+            outline = _outline(pdf)
+        except (pdfium.PdfiumError, ValueError, OSError, UnicodeError):
+            return
+    headings = [{"level": 1, "text": " ".join(t.split())[:1000]} for t, _ in outline[:100] if t.strip()]
+    if headings and "headings" not in out.metadata:
+        out.metadata["headings"] = headings
+
+
 _META_KEYS = {
     "Title": "title",
     "Author": "author",
@@ -270,6 +291,8 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
         pages: list[str] = []
         links: dict[str, str] = {}
         scanned = unreadable = broken = 0
+        blank: list[int] = []  # pages with no usable text layer: what OCR reads
+        reordered = tagged = notes = artifacts = 0  # pdflayout: pages reordered, by the structure tree
         chars = 0
         read = min(total, options.max_pages)
         for index in range(read):
@@ -283,6 +306,13 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
                 textpage = page.get_textpage()
                 try:
                     raw = textpage.get_text_range()
+                    if options.pdf_layout and not garbled(raw):
+                        raw, plan = ordered_text(textpage, raw)
+                        if plan is not None:
+                            reordered += plan.reordered
+                            tagged += plan.source == "tagged"
+                            notes += plan.footnotes
+                            artifacts += plan.artifacts
                     if len(links) < options.max_links:
                         _page_links(pdf, page, textpage, links)
                 finally:
@@ -290,11 +320,13 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
                 text = clean_page_text(raw)
                 if garbled(raw):
                     unreadable += 1
+                    blank.append(index)
                     text = ""
                 elif len(text) < _SCANNED_CHARS and any(
                     obj.type == pdfium_c.FPDF_PAGEOBJ_IMAGE for obj in page.get_objects(max_depth=2)
                 ):
                     scanned += 1
+                    blank.append(index)
             finally:
                 page.close()
             pages.append(text)
@@ -308,12 +340,32 @@ def convert_pdf(data: bytes, options: ConvertOptions) -> Converted:
                 outline = _outline(pdf)
             except (pdfium.PdfiumError, ValueError, OSError, UnicodeError) as exc:
                 damaged = f"the outline is unreadable ({type(exc).__name__}: {exc}); pages only"[:300]
-        out = _finish(pages, meta, options, scanned + unreadable, len(pages), outline=outline)
+        ocr = None
+        if options.ocr != "never":
+            from trawl.convert.ocr import read_pdf_pages  # noqa: PLC0415  # OCR only when asked
+
+            ocr = read_pdf_pages(pdf, pages, blank, options)
+        still_blank = len(set(blank) - set(ocr.read)) if ocr else scanned + unreadable
+        out = _finish(pages, meta, options, still_blank, len(pages), outline=outline)
+        if options.markdown and not damaged:  # the outline's titles are the Markdown's headings
+            _outline_headings(pdf, out, outline)
+        if ocr is not None:
+            ocr.apply(out)
+        if blank:
+            out.count("pdf/scanned-pages", len(blank))
         if damaged:  # a damaged outline is no outline: the pages remain
             out.count("pdf/outline-unreadable")
             out.warnings.append(damaged)
         if unreadable:
             out.count("pdf/garbled-pages", unreadable)
+        if reordered:
+            out.count("pdf/pages-reordered", reordered)
+        if notes:
+            out.count("pdf/footnotes-moved", notes)
+        if tagged:
+            out.count("pdf/pages-tagged-order", tagged)
+        if artifacts:
+            out.count("pdf/artifacts-dropped", artifacts)
         if broken:
             out.count("pdf/broken-pages", broken)
             out.warnings.append(f"{broken} of {read} pages could not be loaded")

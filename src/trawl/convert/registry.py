@@ -3,7 +3,8 @@
 :data:`REGISTRY` maps each format name that :func:`~trawl.sniff.identify.identify` reports to a
 :class:`ConverterSpec`: the function, whether it takes bytes or decoded characters, and whether
 it runs isolated in a worker process (:class:`~trawl.convert.guard.Guard`) — PDF (PDFium is C),
-every ZIP package (bombs, deep XML) and mail (MIME trees, and folded attachments' converters).
+every ZIP package (bombs, deep XML), mail (MIME trees, and folded attachments' converters) and
+legacy OLE files (:mod:`trawl.convert.legacy`, which may call LibreOffice).
 :func:`convert_bytes` is the whole job for one payload — identify, decode if textual, convert,
 check the metadata (:func:`~trawl.convert.meta.check_metadata`) — and never raises for bad input:
 a refusal or failure comes back as :attr:`Conversion.dropped` (``<format>-<why>`` or a converter's
@@ -15,8 +16,10 @@ text (those keep their own steps, which share the decoding already done). It set
 applies), refines ``sniffed_type`` and ``type_mismatch`` from the whole payload, and counts
 ``convert/<format>``; when asked, it hands the units step the segments (``metadata["_segments"]``).
 A document whose conversion fails is dropped with reason ``convert/<reason>``; a format with no
-converter (images, archives, legacy OLE files) is kept untouched and counted as
-``convert/skipped/<type>``, and so is a container whose units are documents of their own
+converter (archives, images without OCR) is kept untouched and counted as
+``convert/skipped/<type>``, one a converter calls ``unsupported-…`` (an iWork package with no
+readable body, an OLE file that is no Office document) as ``convert/skipped/<reason>``, and so is
+a container whose units are documents of their own
 (``metadata["units"]``, an mbox split by :mod:`trawl.units.mail`: ``convert/container``).
 """
 
@@ -31,10 +34,15 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import unquote, urlsplit
 
 from trawl.convert.base import ConversionError, Converted, ConvertOptions, clip_segments, cut_text
+from trawl.convert.embedded import EMBEDDING_FORMATS, embedded_files
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
+from trawl.convert.iwork import IWORK_FORMATS, convert_iwork
+from trawl.convert.legacy import convert_ole
 from trawl.convert.mail import convert_email, convert_mbox
+from trawl.convert.markdown import blocks_markdown, text_markdown
 from trawl.convert.meta import check_metadata
+from trawl.convert.ocr import IMAGE_TYPES, convert_image
 from trawl.convert.office import convert_docx, convert_epub, convert_odf, convert_pptx, convert_xlsx
 from trawl.convert.pdf import convert_pdf
 from trawl.convert.rtf import convert_rtf
@@ -73,6 +81,8 @@ def convert_html(data: bytes | str, options: ConvertOptions) -> Converted:
     )
     out = Converted(text=page.text, title=page.title, metadata=page.metadata, counts=page.counts)
     out.links = [(link.url, link.text) for link in page.links]
+    if options.markdown:
+        out.markdown = blocks_markdown(page.blocks, links=page.links)
     return out
 
 
@@ -105,6 +115,10 @@ def _convert_mbox(data: bytes, options: ConvertOptions) -> Converted:
     return convert_mbox(data, options, _convert_part)
 
 
+def _convert_ole(data: bytes, options: ConvertOptions) -> Converted:
+    return convert_ole(data, options, _convert_part)
+
+
 @dataclass(slots=True, frozen=True)
 class ConverterSpec:
     """How one format is converted."""
@@ -113,6 +127,9 @@ class ConverterSpec:
     func: Callable[[Any, ConvertOptions], Converted]
     input: Literal["bytes", "text"] = "bytes"  # "text": decoded characters (markup and text)
     isolate: bool = False  # run in the guarded worker process
+    #: A refusal or failure keeps the document, unconverted, counted ``convert/skipped/<reason>``
+    #: rather than dropping it (an image: the file is the document, its OCR text an addition).
+    keep_on_failure: bool = False
 
 
 #: Every format trawl converts, by the name :func:`identify` gives it.
@@ -136,6 +153,11 @@ REGISTRY: dict[str, ConverterSpec] = {
         # hostile MIME, and with mail_attachments = "fold" the attachments' own converters
         ConverterSpec("email", _convert_email, isolate=True),
         ConverterSpec("mbox", _convert_mbox, isolate=True),
+        # .doc .xls .ppt .msg: olefile, xlrd, LibreOffice as a subprocess of the worker
+        ConverterSpec("ole", _convert_ole, isolate=True),
+        *(ConverterSpec(fmt, convert_iwork, isolate=True) for fmt in IWORK_FORMATS),
+        # OCR (Tesseract in a subprocess of the worker), when options.ocr is not "never"
+        ConverterSpec("image", convert_image, isolate=True, keep_on_failure=True),
     )
 }
 
@@ -149,6 +171,7 @@ class Conversion:
     dropped: str | None = None  # the reason, when the payload was refused or conversion failed
     message: str = ""
     skipped: bool = False  # no converter for this format (an image, an archive)
+    skip_reason: str = ""  # why, when not for want of a converter (ocr-unavailable)
     seconds: float = 0.0
     encoding: str | None = None
     meta_flags: list[str] = field(default_factory=list)
@@ -164,10 +187,14 @@ def filename_of(url: str) -> str | None:
 
 
 def _run(
-    spec: ConverterSpec, payload: bytes | str, options: ConvertOptions, guard: Guard | None
+    spec: ConverterSpec,
+    payload: bytes | str,
+    options: ConvertOptions,
+    guard: Guard | None,
+    timeout: float | None = None,
 ) -> Converted:
     if spec.isolate and guard is not None:
-        result: Converted = guard.call(spec.func, payload, options)
+        result: Converted = guard.call(spec.func, payload, options, timeout=timeout)
         return result
     try:
         return spec.func(payload, options)
@@ -179,6 +206,90 @@ def _run(
         raise ConversionError("the document is nested too deeply", "too-deep") from exc
     except Exception as exc:  # a library failure on bad input is the document's problem, not the run's
         raise ConversionError(f"{type(exc).__name__}: {exc}"[:500], "failed") from exc
+
+
+def _convert(
+    spec: ConverterSpec, payload: bytes | str, options: ConvertOptions, guard: Guard | None
+) -> Converted:
+    """:func:`_run`, with the time OCR needs: an image's worker gets ``ocr_timeout`` more seconds
+    a page; a PDF is first converted without OCR and, when it has pages to OCR (no text layer, or
+    ``ocr = "always"``), again with OCR and that much more time for them, so that a PDF with a
+    text layer keeps the guard's limit. A failed OCR pass leaves the first pass's result (counted
+    ``ocr/failed/<reason>``)."""
+    if options.ocr == "never" or spec.format not in ("pdf", "image"):
+        return _run(spec, payload, options, guard)
+    base = guard.timeout if guard is not None else 0.0
+    if spec.format == "image":  # a TIFF has pages; the first may be read twice (its language)
+        tiff = isinstance(payload, bytes) and payload[:4] in (b"II*\x00", b"MM\x00*")
+        frames = options.ocr_max_pages if tiff else 1
+        return _run(spec, payload, options, guard, base + (frames + 1) * options.ocr_timeout)
+    first = _run(spec, payload, dataclasses.replace(options, ocr="never"), guard)
+    pages = first.metadata.get("pages")
+    read = min(pages, options.max_pages) if isinstance(pages, int) else 0
+    wanted = read if options.ocr == "always" else first.counts.get("pdf/scanned-pages", 0)
+    if not wanted:
+        return first
+    timeout = base + (min(wanted, options.ocr_max_pages) + 1) * options.ocr_timeout
+    try:
+        return _run(spec, payload, options, guard, timeout)
+    except ConversionError as exc:
+        first.count(f"ocr/failed/{exc.reason}")
+        first.warnings.append(f"OCR failed, the text layer kept: {exc}")
+        return first
+
+
+def _fold_embedded(
+    converted: Converted, data: bytes, fmt: str, options: ConvertOptions, guard: Guard | None
+) -> None:
+    """``embedded = "fold"``: the text of each file embedded in ``data``
+    (:func:`~trawl.convert.embedded.embedded_files`), converted as any document of its format is
+    (files in it too, to ``embedded_max_depth``), added after the document's text under its name;
+    ``metadata["embedded"]`` lists them (``name``, ``type``, ``size``, ``format``, ``dropped``).
+    Counted ``embedded/folded``, ``embedded/failed/<reason>``, ``embedded/capped/depth``."""
+    found = embedded_files(data, fmt, options, guard)
+    for key, n in found.counts.items():
+        converted.count(key, n)
+    if not found.files:
+        return
+    if options.embedded_depth >= options.embedded_max_depth:
+        converted.count("embedded/capped/depth", len(found.files))
+        return
+    inner = dataclasses.replace(options, embedded_depth=options.embedded_depth + 1)
+    if options.markdown and not converted.markdown:  # the document's own, before the files' text
+        headings = converted.metadata.get("headings")
+        converted.markdown = text_markdown(converted.text, headings if isinstance(headings, list) else ())
+    listed: list[dict[str, Any]] = []
+    for item in found.files:
+        conversion = convert_bytes(
+            item.data, declared=item.type, filename=item.name, options=inner, guard=guard
+        )
+        entry: dict[str, Any] = {"name": item.name, "type": item.type, "size": len(item.data)}
+        entry["format"] = conversion.identity.format
+        part = conversion.converted
+        if part is None or not part.text:
+            entry["dropped"] = conversion.dropped or ("skipped" if conversion.skipped else "empty")
+            converted.count(f"embedded/failed/{entry['dropped']}")
+        else:
+            converted.count("embedded/folded")
+            converted.text = f"{converted.text}\n{item.name}\n{part.text}" if converted.text else part.text
+            if options.markdown:
+                markdown = part.metadata.get("markdown") or part.text
+                converted.markdown += f"\n\n## {item.name}\n\n{markdown}"
+            for key, n in part.counts.items():
+                converted.count(key, n)
+        listed.append(entry)
+    converted.metadata["embedded"] = listed
+
+
+def _store_markdown(converted: Converted, options: ConvertOptions) -> None:
+    """``metadata["markdown"]``: the converter's own rendering, else its text with its headings
+    marked (:func:`~trawl.convert.markdown.text_markdown`), cut as the text is."""
+    headings = converted.metadata.get("headings")
+    known = headings if isinstance(headings, list) else ()
+    markdown = converted.markdown or text_markdown(converted.text, known)
+    markdown, _capped = cut_text(markdown, options.max_chars)
+    if markdown:
+        converted.metadata["markdown"] = markdown
 
 
 def _reason(fmt: str, reason: str) -> str:
@@ -206,6 +317,9 @@ def convert_bytes(
     identity = identify(data, declared, filename)
     result = Conversion(identity)
     spec = REGISTRY.get(identity.format)
+    ocr_off = options.ocr == "never" or identity.mime not in IMAGE_TYPES
+    if spec is not None and spec.format == "image" and ocr_off:
+        spec = None  # OCR off, or an image it does not read (an icon): skipped as before
     if spec is None:
         result.skipped = True
         if identity.truncated:
@@ -218,18 +332,27 @@ def convert_bytes(
             text, result.encoding = decoded.text, decoded.encoding
         payload = text
     try:
-        converted = _run(spec, payload, options, guard)
+        converted = _convert(spec, payload, options, guard)
     except ConversionError as exc:
-        result.dropped, result.message = _reason(identity.format, exc.reason), str(exc)
+        if spec.keep_on_failure or exc.reason.startswith("unsupported-"):
+            # kept unconverted: an image OCR could not read, an old iWork package, a Thumbs.db
+            result.skipped, result.message = True, str(exc)
+            result.skip_reason = _reason(identity.format, exc.reason)
+        else:
+            result.dropped, result.message = _reason(identity.format, exc.reason), str(exc)
     except MissingDependency as exc:
         result.skipped = True
         result.message = str(exc)
     else:
+        if options.embedded == "fold" and identity.format in EMBEDDING_FORMATS:
+            _fold_embedded(converted, data, identity.format, options, guard)
         converted.text, capped = cut_text(converted.text, options.max_chars)
         if capped:
             converted.count("convert/capped")
             converted.metadata["truncated"] = True
             converted.segments = clip_segments(converted.segments, len(converted.text))
+        if options.markdown:
+            _store_markdown(converted, options)
         claimed_title = converted.metadata.get("title")
         result.meta_flags = check_metadata(converted.metadata)
         if claimed_title and converted.title == claimed_title:
@@ -313,7 +436,7 @@ class FormatConverter(Step):
         if converted is None:
             if conversion.message:
                 doc.error(self.name, conversion.message)
-            self.count(f"convert/skipped/{identity.mime}")
+            self.count(f"convert/skipped/{conversion.skip_reason or identity.mime}")
             return doc
         doc.text = converted.text
         doc.title = converted.title

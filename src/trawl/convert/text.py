@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from trawl.convert.base import cut_text
+from trawl.convert.markdown import text_markdown
 from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
@@ -54,14 +55,16 @@ def text_title(text: str) -> str:
 
 
 class TextConverter(Step):
-    """Converts plain text; counts ``convert/text``, ``text/capped`` and ``convert/skipped/<type>``."""
+    """Converts plain text; counts ``convert/text``, ``text/capped`` and ``convert/skipped/<type>``.
+    ``markdown``: also ``metadata["markdown"]``, the text's lines as paragraphs."""
 
     name: ClassVar[str] = "text"
 
-    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    def __init__(self, *, max_chars: int = DEFAULT_MAX_CHARS, markdown: bool = False) -> None:
         if max_chars <= 0:
             raise ConfigError(f"text: max_chars must be positive, not {max_chars}")
         self.max_chars = max_chars
+        self.markdown = markdown
 
     def process(self, doc: Document) -> Document:
         kind = effective_type(doc)
@@ -80,5 +83,7 @@ class TextConverter(Step):
             doc.metadata["truncated"] = True
         doc.text = text
         doc.title = text_title(text)
+        if self.markdown:
+            doc.metadata["markdown"] = text_markdown(text)
         self.count("convert/text")
         return doc

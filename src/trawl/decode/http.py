@@ -3,7 +3,8 @@
 ``Document.raw`` keeps the payload exactly as it was captured, because that is what the WARC
 stores and what its digests cover. What a parser wants is the *entity body*: ``raw`` with
 ``Transfer-Encoding: chunked`` undone and then each ``Content-Encoding`` (gzip, deflate, br,
-zstd) undone in reverse order of application.
+zstd, and for files the single-file compressors: compress (LZW, ``.Z``), bzip2, xz, lz4) undone in
+reverse order of application.
 
 Design: this is a pure function, :func:`entity_body`, not a pipeline step. A step would have to
 put the decoded bytes somewhere on the document, and the only places are ``raw`` (which must
@@ -23,7 +24,10 @@ detected by their first bytes and passed through, reported as ``*-absent``.
 
 from __future__ import annotations
 
+import bz2
 import importlib
+import io
+import lzma
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +37,7 @@ from trawl.document import Document
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
+    "FILE_CODINGS",
     "Payload",
     "PayloadProblem",
     "dechunk",
@@ -230,12 +235,121 @@ def _unzstd(data: bytes, cap: int) -> tuple[bytes, str | None]:
     return bytes(out), None
 
 
+def _unstream(decompressor: Any, data: bytes, cap: int, name: str) -> tuple[bytes, str | None]:
+    """``data`` through a bz2/lzma/lz4 decompressor object (``max_length`` bounds each step),
+    concatenated streams too (``bzip2 -d`` reads them all), to at most ``cap`` bytes."""
+    make = type(decompressor)
+    d = decompressor
+    out = bytearray()
+    buf = data
+    while True:
+        try:
+            out += d.decompress(buf, cap + 1 - len(out))
+            while len(out) <= cap and not d.eof and not d.needs_input:
+                out += d.decompress(b"", cap + 1 - len(out))
+        except (OSError, EOFError, ValueError, RuntimeError, lzma.LZMAError) as exc:
+            return bytes(out), f"corrupt {name} stream after {len(out)} bytes: {exc}"
+        if len(out) > cap:
+            raise _Capped(bytes(out[:cap]))
+        if not d.eof:
+            return bytes(out), f"truncated {name} stream: ended after {len(out)} bytes"
+        buf = d.unused_data or b""  # lz4 has None
+        if not buf.strip(b"\x00"):  # xz pads streams with zeros
+            return bytes(out), None
+        d = make()
+
+
+def _bunzip2(data: bytes, cap: int) -> tuple[bytes, str | None]:
+    return _unstream(bz2.BZ2Decompressor(), data, cap, "bzip2")
+
+
+def _unxz(data: bytes, cap: int) -> tuple[bytes, str | None]:
+    return _unstream(lzma.LZMADecompressor(), data, cap, "xz")
+
+
+def _unlz4(data: bytes, cap: int) -> tuple[bytes, str | None]:
+    lz4_frame = _optional("lz4.frame")
+    if lz4_frame is None:
+        raise LookupError("lz4 needs the Python module 'lz4': pip install 'trawl[compress]'")
+    return _unstream(lz4_frame.LZ4FrameDecompressor(), data, cap, "lz4")
+
+
+class _CappedSink(io.RawIOBase):
+    """Keeps the first ``cap + 1`` bytes a decompressor writes; ``full`` once it has them. It never
+    raises: an exception thrown into ncompress's C++ from its final flush aborts the process."""
+
+    def __init__(self, cap: int) -> None:
+        self.out = bytearray()
+        self.cap = cap
+        self.full = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if not self.full:
+            self.out += bytes(data)[: self.cap + 1 - len(self.out)]
+            self.full = len(self.out) > self.cap
+        return len(data)
+
+
+class _Feed(io.RawIOBase):
+    """``data`` in small reads, ending early (as if the file ended) once ``sink`` is full: that is
+    what bounds the work on an LZW bomb, 256 input bytes at a time."""
+
+    def __init__(self, data: bytes, sink: _CappedSink) -> None:
+        self.data = memoryview(data)
+        self.pos = 0
+        self.sink = sink
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.sink.full:
+            return 0
+        n = min(len(buffer), 256, len(self.data) - self.pos)
+        buffer[:n] = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return n
+
+
+def _uncompress(data: bytes, cap: int) -> tuple[bytes, str | None]:
+    """``compress`` (LZW, ``.Z``) through ncompress (public domain), fed until the sink is full."""
+    ncompress = _optional("ncompress")
+    if ncompress is None:
+        raise LookupError("compress (.Z) needs the Python module 'ncompress': pip install 'trawl[compress]'")
+    sink = _CappedSink(cap)
+    try:
+        ncompress.decompress(io.BufferedReader(_Feed(data, sink), 256), sink)
+    except (ValueError, OSError, RuntimeError) as exc:
+        return bytes(sink.out[:cap]), f"corrupt compress (LZW) stream after {len(sink.out)} bytes: {exc}"
+    if sink.full:
+        raise _Capped(bytes(sink.out[:cap]))
+    return bytes(sink.out), None
+
+
 _DECODERS = {
     "gzip": _gunzip,
     "x-gzip": _gunzip,
     "deflate": _deflate,
     "br": _unbrotli,
     "zstd": _unzstd,
+    "compress": _uncompress,
+    "x-compress": _uncompress,
+    "bzip2": _bunzip2,
+    "xz": _unxz,
+    "lz4": _unlz4,
+}
+
+#: The magic numbers of the single-file compressors, by the coding that undoes them.
+FILE_CODINGS: dict[str, bytes] = {
+    "gzip": b"\x1f\x8b",
+    "compress": b"\x1f\x9d",
+    "bzip2": b"BZh",
+    "xz": b"\xfd7zXZ\x00",
+    "zstd": b"\x28\xb5\x2f\xfd",
+    "lz4": b"\x04\x22\x4d\x18",
 }
 
 
@@ -312,7 +426,7 @@ def entity_body(doc: Document, max_bytes: int = DEFAULT_MAX_BYTES, *, limit: int
     """The entity body of ``doc``: its ``raw`` bytes with the codings its headers name undone.
 
     Documents without HTTP headers (local files, resource records) have nothing to undo, except
-    a file that is a gzipped document (``page.html.gz``, see :func:`file_coding`).
+    a file that is a compressed document (``page.html.gz``, ``notes.txt.bz2``: :func:`file_coding`).
     """
     if not doc.http_headers:
         coding = file_coding(doc)
@@ -329,15 +443,21 @@ def entity_body(doc: Document, max_bytes: int = DEFAULT_MAX_BYTES, *, limit: int
 
 
 def file_coding(doc: Document) -> str | None:
-    """``"gzip"`` for a file that is a gzipped document, by its bytes and its inner type.
+    """The coding (``"gzip"``, ``"bzip2"``...) of a file that is a compressed document, by its
+    bytes and its inner type.
 
     A desktop crawl reads ``page.html.gz`` as it is (``raw`` is the compressed file, declared
     ``application/gzip``); its name says what is inside (``metadata["compressed_type"]``), and
-    the gzip magic says the bytes really are gzip. Then the compression is a content coding, as
-    ``Content-Encoding: gzip`` is for an HTTP response.
+    the magic number says what the bytes really are (:data:`FILE_CODINGS`: gzip, compress (``.Z``),
+    bzip2, xz, zstd, lz4). Then the compression is a content coding, as ``Content-Encoding:
+    gzip`` is for an HTTP response.
     """
-    if doc.metadata.get("compressed_type") and doc.raw[:2] == b"\x1f\x8b":
-        return "gzip"
+    if not doc.metadata.get("compressed_type"):
+        return None
+    head = doc.raw[:6]
+    for coding, magic in FILE_CODINGS.items():
+        if head.startswith(magic):
+            return coding
     return None
 
 

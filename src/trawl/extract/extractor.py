@@ -40,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from trawl.convert.markdown import blocks_markdown, text_markdown
 from trawl.decode.charset import decode_document
 from trawl.document import Document
 from trawl.errors import ConfigError
@@ -92,6 +93,7 @@ class Extraction:
     probs: list[float] = field(default_factory=list)  # per-block content probability (dom)
     sources: dict[str, str] = field(default_factory=dict)  # metadata field -> where found
     parser: str = ""  # which parser built the page's tree: "lite", "lexbor[:why the lite one gave up]"
+    markdown: str = ""  # the content as Markdown, when asked for (``markdown=True``)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -173,11 +175,14 @@ def extract_page(
     time_limit: float = DEFAULT_TIME_LIMIT,
     keep_curve: bool = False,
     comments: bool = False,
+    markdown: bool = False,
 ) -> Extraction:
     """The main content of a page already read (:func:`~trawl.html.page.read_page`): its text
     blocks classified, its title, author and date as read. The time the read took counts against
     ``time_limit``; a page with more than ``max_blocks`` blocks is classified on its first ones
-    (its blocks are cut to them). ``comments``: keep readers' comments as well."""
+    (its blocks are cut to them). ``comments``: keep readers' comments as well. ``markdown``: also
+    the content as Markdown (:attr:`Extraction.markdown`; the text itself where a method other
+    than the block classifier chose it)."""
     _check(method, fmt)
     t0 = time.perf_counter() - page.seconds
     result = Extraction(parser=page.parser)
@@ -227,6 +232,8 @@ def extract_page(
     if result.method == "dom":
         result.expected_f1 = classified.expected_f1
     result.text = render_index(blocks, chosen, fmt)
+    if markdown:
+        result.markdown = blocks_markdown(blocks, chosen, page.links)
     if chosen:
         last = chosen[-1]
         result.span = (_block_start(blocks, chosen[0]), _block_start(blocks, last) + len(blocks.texts[last]))
@@ -248,6 +255,8 @@ class ContentExtractor(Step):
     the page itself, from the characters the charset decoder left in ``doc.markup`` or decoding
     them now. Other documents pass untouched. ``comments=True`` (``[extract] comments``) keeps
     readers' comments under an article, which the main content leaves out by default.
+    ``markdown=True`` (``[convert] markdown``) sets ``metadata["markdown"]`` to the main content
+    as Markdown.
     """
 
     name: ClassVar[str] = "extract"
@@ -261,6 +270,7 @@ class ContentExtractor(Step):
         max_blocks: int = DEFAULT_MAX_BLOCKS,
         time_limit: float = DEFAULT_TIME_LIMIT,
         comments: bool = False,
+        markdown: bool = False,
     ) -> None:
         if method not in METHODS:
             raise ConfigError(f"extract.method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -277,6 +287,7 @@ class ContentExtractor(Step):
         self.max_blocks = max_blocks
         self.time_limit = time_limit
         self.comments = comments
+        self.markdown = markdown
 
     def process(self, doc: Document) -> Document:
         if not is_html(effective_type(doc)):
@@ -291,8 +302,11 @@ class ContentExtractor(Step):
             max_blocks=self.max_blocks,
             time_limit=self.time_limit,
             comments=self.comments,
+            markdown=self.markdown,
         )
         doc.text = ex.text
+        if self.markdown:  # the main content's, in place of the whole page's
+            doc.metadata["markdown"] = ex.markdown or text_markdown(ex.text)
         if ex.title:
             doc.title = ex.title
         if ex.author:

@@ -15,6 +15,7 @@ from trawl.convert.sniff import TypeSniffer
 from trawl.convert.text import TextConverter
 from trawl.decode.charset import CharsetDecoder
 from trawl.pipeline.base import Step
+from trawl.units.embedded import EmbeddedUnits
 from trawl.units.faq import FaqUnits
 from trawl.units.mail import MailUnits
 from trawl.units.pages import PageUnits
@@ -57,12 +58,12 @@ def default_steps(
         return [*decode_steps(), HtmlConverter(), formats or FormatConverter(), TextConverter()]
     return [
         *decode_steps(config),
-        HtmlConverter(max_chars=config.html.max_chars),
+        HtmlConverter(max_chars=config.html.max_chars, markdown=config.convert.markdown),
         formats
         or FormatConverter(
             max_chars=config.html.max_chars, options=convert_options(config), segments=segments
         ),
-        TextConverter(max_chars=config.html.max_chars),
+        TextConverter(max_chars=config.html.max_chars, markdown=config.convert.markdown),
     ]
 
 
@@ -77,25 +78,48 @@ def convert_options(config: Config) -> ConvertOptions:
         mail_max_part_bytes=units.max_part_bytes,
         mail_max_depth=units.max_depth,
         pdf_outline=units.pdf == "section",
+        markdown=config.convert.markdown,
+        embedded=units.embedded,
+        embedded_max_objects=units.embedded_max_objects,
+        embedded_max_bytes=units.embedded_max_bytes,
+        embedded_max_depth=units.embedded_max_depth,
+        ocr=config.convert.ocr,
+        ocr_max_pages=config.convert.ocr_max_pages,
+        ocr_timeout=config.convert.ocr_timeout,
+        ocr_languages=tuple(config.convert.ocr_languages) or ("eng",),
+        libreoffice=config.convert.libreoffice,
+        libreoffice_timeout=config.convert.libreoffice_timeout,
+        pdf_layout=config.convert.pdf_layout,
     )
 
 
 def unit_steps(config: Config) -> list[Step]:
     """The steps that cut documents into units (:mod:`trawl.units`), before everything else: mail
-    (an mbox's messages, a message's attachments) when ``units.mail``."""
-    if not config.units.mail:
-        return []
+    (an mbox's messages, a message's attachments) when ``units.mail``, then files embedded in
+    office documents and PDFs (theirs, and mail attachments') when ``units.embedded = "units"``."""
     units = config.units
-    return [
-        MailUnits(
-            attachments=units.mail_attachments,
-            max_messages=units.max_messages,
-            max_attachments=units.max_attachments,
-            max_part_bytes=units.max_part_bytes,
-            max_depth=units.max_depth,
-            max_body_bytes=config.decode.max_body_bytes,
+    steps: list[Step] = []
+    if units.mail:
+        steps.append(
+            MailUnits(
+                attachments=units.mail_attachments,
+                max_messages=units.max_messages,
+                max_attachments=units.max_attachments,
+                max_part_bytes=units.max_part_bytes,
+                max_depth=units.max_depth,
+                max_body_bytes=config.decode.max_body_bytes,
+            )
         )
-    ]
+    if units.embedded == "units":
+        steps.append(
+            EmbeddedUnits(
+                max_objects=units.embedded_max_objects,
+                max_bytes=units.embedded_max_bytes,
+                max_depth=units.embedded_max_depth,
+                max_body_bytes=config.decode.max_body_bytes,
+            )
+        )
+    return steps
 
 
 def page_steps(config: Config) -> list[Step]:
@@ -147,7 +171,10 @@ def build_steps(config: Config) -> list[Step]:
 
         steps.append(
             ContentExtractor(
-                method=config.extract.method, fmt=config.extract.format, comments=config.extract.comments
+                method=config.extract.method,
+                fmt=config.extract.format,
+                comments=config.extract.comments,
+                markdown=config.convert.markdown,
             )
         )
     steps += text_unit_steps(config)

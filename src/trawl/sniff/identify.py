@@ -6,17 +6,20 @@ local header; :func:`identify` has the whole payload and goes further:
 
 * a ZIP is opened by its central directory: ``word/document.xml`` is DOCX, ``xl/workbook.xml``
   XLSX, ``ppt/presentation.xml`` PPTX, a ``mimetype`` member names ODT/ODS/ODP/EPUB (whatever
-  order the writer put the members in, which the first local header cannot tell). A ZIP whose
+  order the writer put the members in, which the first local header cannot tell); iWork packages
+  by theirs (``index.xml``/``index.apxl`` with ``QuickLook/``, or ``Index/*.iwa``: ``pages``,
+  ``numbers`` or ``key``, the file name deciding where the members do not). A ZIP whose
   central directory cannot be read is reported as what its first header suggests, marked
   ``truncated``;
 * XML is told apart as an RSS feed (``<rss>``, RSS 1.0 ``<rdf:RDF>``), an Atom feed (``<feed>``),
   SVG, or other XML, by its root element.
 
 The result carries the *format* (a short name that keys the converter registry: ``pdf``,
-``docx``, ``xlsx``, ``pptx``, ``odt``, ``ods``, ``odp``, ``epub``, ``rtf``, ``html``, ``xml``,
-``rss``, ``atom``, ``text``, ``svg``, ``image``, ``ole``, ``zip``, ``gzip``, ``email``, ``mbox``,
-``binary``, ``empty``; bytes that sniff as plain text but are *declared* a message, such as a unit
-cut from an mbox, are ``email`` when they open with a header block), the declared type and the
+``docx``, ``xlsx``, ``pptx``, ``odt``, ``ods``, ``odp``, ``epub``, ``pages``, ``numbers``, ``key``,
+``rtf``, ``html``, ``xml``, ``rss``, ``atom``, ``text``, ``svg``, ``image``, ``ole``, ``zip``,
+``gzip``, ``email``, ``mbox``, ``binary``, ``empty``; bytes that sniff as plain text but are
+*declared* a message, such as a unit cut from an mbox, are ``email`` when they open with a header
+block), the declared type and the
 type the file name suggests, and whether either disagrees with the bytes. Two declarations of
 the same family disagree when both name different specific formats (a ``.docx`` that is an
 XLSX), not when one is vaguer (``application/zip``).
@@ -57,6 +60,9 @@ FORMAT_TYPES: dict[str, str] = {
     "ods": _ODF + "spreadsheet",
     "odp": _ODF + "presentation",
     "epub": "application/epub+zip",
+    "pages": "application/vnd.apple.pages",
+    "numbers": "application/vnd.apple.numbers",
+    "key": "application/vnd.apple.keynote",
     "rtf": "application/rtf",
     "html": "text/html",
     "xml": "application/xml",
@@ -88,7 +94,7 @@ _TYPE_FORMATS.update(
         "message/news": "email",
     }
 )
-_SPECIFIC_ZIP = frozenset({"docx", "xlsx", "pptx", "odt", "ods", "odp", "epub"})
+_SPECIFIC_ZIP = frozenset({"docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "pages", "numbers", "key"})
 _EXTENSIONS = mimetypes.MimeTypes()  # Python's own table only: not the host's /etc/mime.types
 for _ext, _kind in {
     ".md": "text/markdown",
@@ -102,6 +108,8 @@ for _ext, _kind in {
     ".ods": FORMAT_TYPES["ods"],
     ".odp": FORMAT_TYPES["odp"],
     ".epub": FORMAT_TYPES["epub"],
+    ".pages": FORMAT_TYPES["pages"],
+    ".numbers": FORMAT_TYPES["numbers"],
     ".rtf": FORMAT_TYPES["rtf"],
     ".mbox": FORMAT_TYPES["mbox"],
     ".eml": FORMAT_TYPES["email"],
@@ -200,7 +208,32 @@ def _zip_format(data: bytes) -> tuple[str | None, int | None]:
             return "pptx", len(names)
     if "META-INF/container.xml" in names:
         return "epub", len(names)
+    iwork = _iwork_format(names)
+    if iwork is not None:
+        return iwork, len(names)
     return "zip", len(names)
+
+
+def _iwork_format(names: set[str]) -> str | None:
+    """``pages``, ``numbers`` or ``key`` for an iWork package (``iwork`` when its members do not
+    say which), ``None`` for any other ZIP. iWork '09 has ``index.xml`` (Keynote ``index.apxl``)
+    and a ``QuickLook`` folder; iWork 2013+ has ``Index/*.iwa`` streams (or ``Index.zip``) and
+    ``Metadata/Properties.plist``. A zipped bundle has them one folder down."""
+    bases: set[str] = set()
+    for name in names:
+        head, _, rest = name.lower().partition("/")
+        bases.add(rest if rest and head.endswith((".pages", ".numbers", ".key")) else name.lower())
+    if bases & {"index.apxl", "index.apxl.gz"} or any(
+        b.startswith(("index/slide", "index/presentation")) for b in bases
+    ):
+        return "key"
+    if any(b.startswith(("index/calculationengine", "index/tables/")) for b in bases):
+        return "numbers"
+    old = bool(bases & {"index.xml", "index.xml.gz"}) and any(b.startswith("quicklook/") for b in bases)
+    new = "metadata/properties.plist" in bases and (
+        "index.zip" in bases or any(b.startswith("index/") and b.endswith(".iwa") for b in bases)
+    )
+    return "iwork" if old or new else None
 
 
 def _xml_format(data: bytes) -> str:
@@ -252,6 +285,9 @@ def identify(data: bytes, declared: str | None = None, filename: str | None = No
             truncated = True
         else:
             fmt = inner
+        if fmt == "iwork":  # Pages or Numbers (the same members): the name says which
+            suffix = (filename or "").lower().rsplit(".", 1)[-1]
+            fmt = suffix if suffix in ("pages", "numbers", "key") else "pages"
     elif family == "xml":
         fmt = _xml_format(data)
     elif family == "html":

@@ -56,9 +56,17 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\xff\xd8\xff", "image/jpeg"),
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
+    (b"II*\x00", "image/tiff"),  # little-endian TIFF (scanners' multi-page output)
+    (b"MM\x00*", "image/tiff"),
     (b"{\\rtf", "application/rtf"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "application/x-ole-storage"),  # .doc .xls .ppt .msg
     (b"PK\x05\x06", "application/zip"),  # an empty archive
+    # single-file compressors (gzip above): the bzip2 magic with its block-size digit and block magic
+    (b"\x1f\x9d", "application/x-compress"),
+    *((b"BZh%d1AY&SY" % level, "application/x-bzip2") for level in range(1, 10)),
+    (b"\xfd7zXZ\x00", "application/x-xz"),
+    (b"\x28\xb5\x2f\xfd", "application/zstd"),
+    (b"\x04\x22\x4d\x18", "application/x-lz4"),
 )
 
 # WHATWG "identifying a resource with an unknown MIME type": these, after leading whitespace and
@@ -271,8 +279,9 @@ _TEXT_APPLICATION = frozenset(
     }
 )  # fmt: skip
 _ZIP = frozenset(
-    {"application/zip", "application/x-zip", "application/x-zip-compressed", "application/java-archive"}
-)
+    {"application/zip", "application/x-zip", "application/x-zip-compressed", "application/java-archive",
+     "application/vnd.apple.pages", "application/vnd.apple.numbers", "application/vnd.apple.keynote"}
+)  # fmt: skip
 _OFFICE_ZIP_PREFIXES = (
     "application/vnd.openxmlformats-officedocument.",
     "application/vnd.oasis.opendocument.",
