@@ -84,6 +84,32 @@ def test_a_pdf_attachment_is_a_unit_and_its_depth_bounded(tmp_path: Path) -> Non
     assert len(docs) == 1 and ctx.stats.counters["units/embedded/capped/depth"] == 1
 
 
+def test_an_outlook_messages_attachments_are_units_unless_folded(tmp_path: Path) -> None:
+    pytest.importorskip("olefile")
+    from tests.convert.legacy_corpus import build_msg
+
+    path = tmp_path / "tides.msg"
+    path.write_bytes(
+        build_msg(
+            subject="Tide tables",
+            body="See the attached tables.",
+            attachments=[("tides.txt", "text/plain", b"High water 06:12, low water 12:31")],
+            attached_message=("Pilot roster", "Pilots on duty this week"),
+        )
+    )
+    docs, _ = run(path)
+    url = path.resolve().as_uri()
+    assert list(docs) == [url, url + "#unit=emb-1"]  # the attached message is no file: its text folds
+    unit = docs[url + "#unit=emb-1"]
+    assert unit.metadata["filename"] == "tides.txt" and "High water 06:12" in unit.text
+    assert "High water" not in docs[url].text and docs[url].title == "Tide tables"
+    folded, _ = run(path, "units.mail_attachments=fold")
+    assert len(folded) == 1 and "High water 06:12" in folded[url].text
+    assert folded[url].text.count("High water 06:12") == 1
+    both, _ = run(path, "units.mail_attachments=fold", "units.embedded=fold")
+    assert both[url].text.count("High water 06:12") == 1  # folded once, not by both
+
+
 def test_bad_bounds_are_refused() -> None:
     with pytest.raises(ConfigError):
         EmbeddedUnits(max_objects=0)

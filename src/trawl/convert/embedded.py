@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["EMBEDDING_FORMATS", "Embedded", "EmbeddedFiles", "embedded_files", "pdf_attachments"]
 
 #: The formats whose files can hold others.
-EMBEDDING_FORMATS = frozenset({"docx", "pptx", "xlsx", "odt", "ods", "odp", "pdf"})
+EMBEDDING_FORMATS = frozenset({"docx", "pptx", "xlsx", "odt", "ods", "odp", "pdf", "ole"})
 
 _OOXML_EMBEDDINGS = re.compile(r"^(?:word|ppt|xl)/embeddings/[^/]+$")
 _CHART_RELS = re.compile(r"^(?:word|ppt|xl)/charts/_rels/[^/]+\.xml\.rels$")
@@ -97,13 +97,11 @@ def embedded_files(
     Never raises for bad input: an unreadable container gives none, counted."""
     found = EmbeddedFiles()
     try:
-        if fmt == "pdf":
-            if b"/EmbeddedFile" not in data:
+        if fmt in ("pdf", "ole"):  # PDFium, olefile: opened in the guarded worker
+            if fmt == "pdf" and b"/EmbeddedFile" not in data:
                 return found
-            if guard is not None:
-                attachments = guard.call(pdf_attachments, data, options)
-            else:
-                attachments = pdf_attachments(data, options)
+            read = pdf_attachments if fmt == "pdf" else _msg_attachments
+            attachments = guard.call(read, data, options) if guard is not None else read(data, options)
             for name, blob, size in attachments:
                 if size > options.embedded_max_bytes:
                     found.count("embedded/capped/bytes")
@@ -169,6 +167,12 @@ def _odf(data: bytes, options: ConvertOptions, found: EmbeddedFiles) -> None:
         name = posixpath.basename(folder).replace(" ", "_") + suffix
         if not found.add(Embedded(name, buf.getvalue(), media), options):
             return
+
+
+def _msg_attachments(data: bytes, options: ConvertOptions) -> list[tuple[str, bytes, int]]:
+    from trawl.convert.legacy import msg_attachments  # noqa: PLC0415 -- olefile, loaded where used
+
+    return msg_attachments(data, options)
 
 
 def pdf_attachments(data: bytes, options: ConvertOptions) -> list[tuple[str, bytes, int]]:

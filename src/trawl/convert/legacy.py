@@ -70,6 +70,7 @@ __all__ = [
     "decompress_rtf",
     "libreoffice_available",
     "libreoffice_convert",
+    "msg_attachments",
     "ole_kind",
 ]
 
@@ -827,6 +828,33 @@ def _attachment(
         out.count(key, n)
     out.count("mail/fold/attachments")
     return entry, converted.text.strip()
+
+
+def msg_attachments(data: bytes, options: ConvertOptions) -> list[tuple[str, bytes, int]]:
+    """An Outlook message's attached files, ``(name, bytes, size)``, for the embedded-files units
+    (:mod:`trawl.convert.embedded`): at most one more than ``embedded_max_objects`` (so that the
+    cap can be counted), one over ``embedded_max_bytes`` without its bytes (to be counted). An
+    attached message (a storage, not a file) is read as the message's own text when folded, and
+    is not a file here. An OLE file that is no message has none."""
+    ole = _open(data)
+    try:
+        if ole_kind(ole.listdir(streams=True, storages=True)) != "msg":
+            return []
+        out: list[tuple[str, bytes, int]] = []
+        for position, storage in enumerate(_storages(ole, [], "__attach_version1.0_#"), 1):
+            if len(out) > options.embedded_max_objects:
+                break
+            props = _Props(ole, storage, 8)
+            found = props.streams.get(_PR_ATTACH_DATA)
+            if found is None:
+                continue  # an attached message, or an attachment without data
+            name = collapse(props.text(_PR_ATTACH_LONG_NAME, 4096) or props.text(_PR_ATTACH_NAME, 4096))
+            size = int(ole.get_size(found[1]))
+            blob = _stream(ole, found[1]) if size <= options.embedded_max_bytes else b""
+            out.append((name or f"attachment-{position}", blob, size))
+        return out
+    finally:
+        ole.close()
 
 
 # --- LibreOffice ----------------------------------------------------------------------------------

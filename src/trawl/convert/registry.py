@@ -344,7 +344,8 @@ def convert_bytes(
         result.skipped = True
         result.message = str(exc)
     else:
-        if options.embedded == "fold" and identity.format in EMBEDDING_FORMATS:
+        folded = options.embedded == "fold" and identity.format in EMBEDDING_FORMATS
+        if folded and not (identity.format == "ole" and options.mail_attachments == "fold"):
             _fold_embedded(converted, data, identity.format, options, guard)
         converted.text, capped = cut_text(converted.text, options.max_chars)
         if capped:

@@ -117,6 +117,7 @@ def unit_steps(config: Config) -> list[Step]:
                 max_bytes=units.embedded_max_bytes,
                 max_depth=units.embedded_max_depth,
                 max_body_bytes=config.decode.max_body_bytes,
+                messages=units.mail_attachments == "units",
             )
         )
     return steps

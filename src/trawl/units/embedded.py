@@ -6,9 +6,10 @@ goes through sniffing, decoding and conversion like any document. For a document
 a ZIP package (DOCX, PPTX, XLSX, ODT, ODS, ODP, told apart by
 :func:`~trawl.sniff.identify.identify`) or a PDF, it finds the embedded files
 (:func:`~trawl.convert.embedded.embedded_files`: office ``embeddings``, ODF sub-documents, PDF
-attachments; a PDF is opened by PDFium in the guarded worker, and only when its bytes hold an
-``/EmbeddedFile`` stream) and yields the document followed by one unit per file: ``raw`` = the
-file's bytes, declared by its name's media type, ``metadata["filename"]`` its name,
+attachments, an Outlook ``.msg``'s attached files unless ``mail_attachments = "fold"`` folds them;
+a PDF is opened by PDFium, a ``.msg`` by olefile, both in the guarded worker, and a PDF only when
+its bytes hold an ``/EmbeddedFile`` stream) and yields the document followed by one unit per file:
+``raw`` = the file's bytes, declared by its name's media type, ``metadata["filename"]`` its name,
 ``metadata["unit"] = {"parent", "kind": "embedded", "position", "span": None, "root"}``, URL the
 parent's with ``#unit=emb-<position>`` (``…/emb-2`` inside a unit). Files inside a unit are its
 units in turn, at most ``max_depth`` deep. The parent's ``metadata["embedded"]`` lists them:
@@ -39,12 +40,14 @@ from trawl.urls import unit_root, unit_url
 
 __all__ = ["EmbeddedUnits"]
 
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
 _PACKAGES = frozenset({"docx", "pptx", "xlsx", "odt", "ods", "odp"})
 
 
 class EmbeddedUnits(Step):
-    """Makes the files embedded in office documents and PDFs document units (see the module
-    docstring)."""
+    """Makes the files embedded in office documents, PDFs and Outlook messages document units (see
+    the module docstring)."""
 
     name: ClassVar[str] = "units"
 
@@ -58,6 +61,7 @@ class EmbeddedUnits(Step):
         isolate: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
         max_memory: int = DEFAULT_MAX_MEMORY,
+        messages: bool = True,
     ) -> None:
         if min(max_objects, max_bytes, max_body_bytes) < 1 or max_depth < 0:
             raise ConfigError(
@@ -71,6 +75,9 @@ class EmbeddedUnits(Step):
         self.isolate = isolate
         self.timeout = timeout
         self.max_memory = max_memory
+        #: an Outlook message's attached files as units (unless ``mail_attachments = "fold"``
+        #: folds them into the message's text, as it does an email's)
+        self.messages = messages
         self._guard: Guard | None = None
 
     @property
@@ -108,6 +115,8 @@ class EmbeddedUnits(Step):
         head = entity_body(doc, self.max_body_bytes, limit=SNIFF_BYTES).data
         if head.startswith(b"%PDF-") or b"%PDF-" in head[:1024]:
             return "pdf"
+        if head.startswith(OLE_MAGIC):
+            return "ole" if self.messages else None
         if not head.startswith(b"PK\x03\x04"):
             return None
         name = doc.metadata.get("filename")
@@ -126,7 +135,7 @@ class EmbeddedUnits(Step):
         if fmt is None:
             return []
         data = body_of(doc, self, self.max_body_bytes)
-        found = embedded_files(data, fmt, self.options, self.guard if fmt == "pdf" else None)
+        found = embedded_files(data, fmt, self.options, self.guard if fmt in ("pdf", "ole") else None)
         for key, n in found.counts.items():
             self.count(f"units/{key}", n)
         if not found.files:
