@@ -4,6 +4,7 @@ within their bounds."""
 from __future__ import annotations
 
 import io
+import time
 import zipfile
 
 import pytest
@@ -215,3 +216,46 @@ def test_a_file_name_is_no_alt_text() -> None:
     converted = convert_bytes(buf.getvalue(), filename="p.pptx").converted
     assert converted is not None and "image.png" not in converted.text
     assert "office/alt-text" not in converted.counts
+
+
+def _odt_listing(entries: list[str], members: dict[str, bytes]) -> bytes:
+    """A bare ODT package whose manifest lists ``entries`` as spreadsheet sub-documents."""
+    listed = "".join(
+        f'<manifest:file-entry manifest:full-path="{path}" '
+        'manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/>'
+        for path in entries
+    )
+    manifest = (
+        '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+        '<manifest:file-entry manifest:full-path="/" '
+        'manifest:media-type="application/vnd.oasis.opendocument.text"/>'
+        f"{listed}</manifest:manifest>"
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+        zf.writestr("META-INF/manifest.xml", manifest)
+        zf.writestr("content.xml", "<office:document-content/>")
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_an_odf_sub_document_listed_twice_is_one_file() -> None:
+    data = _odt_listing(["Object 1/", "Object 1/"], {"Object 1/content.xml": b"<x/>"})
+    found = embedded_files(data, "odt", FOLD)
+    assert [f.name for f in found.files] == ["Object_1.ods"], found.counts
+
+
+def test_a_manifest_listing_a_large_sub_document_again_and_again_is_bounded() -> None:
+    """Embedded files are looked for in the parent process, unguarded: a manifest that names an
+    over-size sub-document thousands of times, in a package of thousands of members, must not
+    cost entries x members (each entry lists the members under its path)."""
+    members = {f"filler/{i}": b"" for i in range(4000)}
+    members["Object 2/content.xml"] = b"x" * 2000
+    data = _odt_listing(["Object 2/"] * 4000, members)
+    options = ConvertOptions(embedded="fold", embedded_max_bytes=1000)
+    t0 = time.perf_counter()
+    found = embedded_files(data, "odt", options)
+    assert time.perf_counter() - t0 < 0.5
+    assert found.files == [] and found.counts["embedded/capped/bytes"] == 1

@@ -191,3 +191,67 @@ def test_pdf_outline_titles_are_headings() -> None:
     pdf.save()
     markdown = _markdown(buf.getvalue(), "paper.pdf")
     assert markdown == "# Introduction\n\nThe first page.\n\n# Methods\n\nThe second page."
+
+
+def test_plain_lines_stay_paragraphs_under_a_commonmark_reader() -> None:
+    """Lines that CommonMark would read as a code fence (swallowing every line after it), a
+    thematic break or an HTML block come back from a real Markdown reader as the same text."""
+    import html
+
+    markdown_it = pytest.importorskip("markdown_it")
+    lines = [
+        "```python",
+        "after the fence",
+        "~~~",
+        "---",
+        "* * *",
+        "___",
+        "<!-- a note",
+        "<div>",
+        "# hash",
+        "+ plus",
+        "3) three",
+        "-5 degrees",
+    ]
+    rendered = markdown_it.MarkdownIt("commonmark").render(text_markdown("\n".join(lines)))
+    assert rendered == "".join(f"<p>{html.escape(line, quote=False)}</p>\n" for line in lines)
+
+
+def test_a_link_text_inside_a_longer_one_links_its_own_occurrence() -> None:
+    page = (
+        b"<html><head><title>T</title></head><body><article><h1>Guides</h1><p>Start with "
+        b"<a href='https://a.example/rtd'>Read the Docs</a> first, then the <a href='https://b.example/docs'>"
+        b"Docs</a> index for every vessel that comes into the harbour.</p></article></body></html>"
+    )
+    markdown = _markdown(page, "guides.html")
+    assert "[Read the Docs](https://a.example/rtd) first, then the [Docs](https://b.example/docs) index" in (
+        markdown
+    )
+
+
+def test_two_links_with_the_same_text_in_one_docx_paragraph() -> None:
+    """Links are written into the paragraph where they stand: the second ``here`` links the
+    second occurrence, not the inside of the first link."""
+    docx = pytest.importorskip("docx")
+    import io
+
+    from docx.opc.constants import RELATIONSHIP_TYPE
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    para = document.add_paragraph("Rules are ")
+    for url, after in [("https://a.example/rules", " and fees are "), ("https://b.example/fees", ".")]:
+        rid = para.part.relate_to(url, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+        para._p.append(
+            parse_xml(
+                '<w:hyperlink xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+                f'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="{rid}">'
+                "<w:r><w:t>here</w:t></w:r></w:hyperlink>"
+            )
+        )
+        para.add_run(after)
+    buf = io.BytesIO()
+    document.save(buf)
+    markdown = _markdown(buf.getvalue(), "rules.docx")
+    expected = "Rules are [here](https://a.example/rules) and fees are [here](https://b.example/fees)."
+    assert expected in markdown

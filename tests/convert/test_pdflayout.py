@@ -159,7 +159,8 @@ def test_a_tagged_pdf_is_read_in_its_structure_trees_order() -> None:
 
 
 def _many_runs(runs: int) -> bytes:
-    """One page of two columns drawn row by row, one three-letter word per text object."""
+    """One page of two columns drawn row by row, one three-letter word per text object (160 pt
+    columns, 40 pt apart)."""
     import io
 
     from reportlab.pdfgen import canvas
@@ -169,7 +170,7 @@ def _many_runs(runs: int) -> bytes:
     c.setFont("Helvetica", 4)
     step = c.stringWidth("abc ", "Helvetica", 4)
     for i in range(runs):  # 20 words a line, a left-column line then a right-column one
-        c.drawString(40 + 280 * (i % 2) + (i // 2 % 20) * step, 800 - (i // 40) * 5, "abc")
+        c.drawString(40 + 200 * (i % 2) + (i // 2 % 20) * step, 800 - (i // 40) * 5, "abc")
     c.showPage()
     c.save()
     return buf.getvalue()
@@ -220,3 +221,54 @@ def test_a_two_column_document_exported_by_libreoffice(tmp_path: Path, tagged: b
     assert HEADER not in conv.text
     if tagged:
         assert conv.counts["pdf/artifacts-dropped"] >= conv.metadata["pages"]
+
+
+@pytest.mark.usefixtures("writers")
+def test_a_word_hyphenated_at_a_columns_line_end_is_joined_when_reordered() -> None:
+    """PDFium marks a line-end hyphen it judged hyphenation (U+FFFE) and, in content order, runs
+    the next line on; rebuilt in reading order the marker ends a line, and the word's halves must
+    still be joined (``me-`` / ``tres`` is ``metres``, not ``me`` and ``tres``)."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    left = [f"the pilots read the long report number {i} before the tide" for i in range(8)]
+    right = [f"vessels longer than forty metres pay the berth fee {i} again" for i in range(8)]
+    right[3] = "vessels longer than forty me-"
+    right[4] = "tres pay the berth fee again"
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf, invariant=True)
+    pdf.setFont("Helvetica", 9)
+    for row, (a, b) in enumerate(zip(left, right, strict=True)):  # row by row: PDFium interleaves
+        pdf.drawString(56, 760 - 12 * row, a)
+        pdf.drawString(310, 760 - 12 * row, b)
+    pdf.showPage()
+    pdf.save()
+    conv = _converted(buf.getvalue())
+    assert conv.counts.get("pdf/pages-reordered") == 1
+    lines = conv.text.split("\n")
+    assert lines[:8] == left
+    assert "vessels longer than forty metres pay the berth fee again" in lines, lines[8:]
+
+
+def test_a_table_in_a_single_column_keeps_its_rows() -> None:
+    """A single-column page with a table of three columns of like cells is no page of text
+    columns: its rows, and the line after it, stay in content order. The text rectangles of
+    ``structured("docx")`` exported to PDF by LibreOffice 7 (paragraphs, a bulleted list, the
+    3 x 3 table: cells of 60-85 pt with 65 pt of white between them, then a short paragraph)."""
+    rects = [
+        (91.4, 680.1, 243.7, 693.6), (90.7, 664.7, 519.2, 675.5), (90.5, 650.0, 139.1, 660.5),
+        (91.0, 625.6, 212.5, 635.7), (90.7, 607.9, 473.8, 618.7), (90.5, 595.5, 164.4, 603.7),
+        (90.0, 568.5, 497.2, 579.3), (90.7, 543.8, 484.6, 554.6), (90.7, 531.4, 187.1, 539.0),
+        (91.0, 502.1, 231.7, 514.8), (90.7, 487.0, 496.6, 497.8), (90.3, 474.6, 153.2, 483.1),
+        (90.7, 447.6, 468.8, 458.4), (90.5, 432.9, 187.1, 443.7), (90.1, 412.6, 93.8, 416.3),
+        (108.7, 408.2, 225.9, 419.0), (91.4, 385.8, 99.6, 394.1), (109.0, 383.6, 238.3, 394.3),
+        (90.1, 363.2, 93.8, 366.9), (108.7, 358.9, 219.7, 369.6), (90.8, 336.4, 99.6, 344.7),
+        (109.0, 334.1, 217.3, 344.9), (90.1, 313.8, 93.8, 317.5), (108.7, 309.5, 211.3, 320.2),
+        (90.9, 287.0, 99.6, 295.3), (109.0, 284.8, 227.3, 295.5), (90.7, 262.3, 168.3, 270.8),
+        (234.7, 260.0, 312.6, 270.8), (378.5, 262.3, 462.3, 270.8), (90.7, 237.6, 161.7, 246.1),
+        (234.1, 237.6, 307.2, 246.1), (378.6, 235.3, 442.2, 246.1), (90.0, 213.0, 165.7, 221.5),
+        (234.4, 210.8, 298.3, 221.5), (378.1, 213.0, 451.7, 221.5), (90.7, 188.3, 143.4, 196.8),
+        (143.9, 186.1, 200.2, 196.8),
+    ]  # fmt: skip
+    assert reading_order(page_boxes(rects)) is None

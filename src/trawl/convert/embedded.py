@@ -147,12 +147,17 @@ def _odf(data: bytes, options: ConvertOptions, found: EmbeddedFiles) -> None:
         manifest = parse_xml(manifest_bytes, forbid_dtd=True)
     except XmlError as exc:
         raise ConversionError(f"META-INF/manifest.xml: {exc}", exc.reason) from exc
+    seen: set[str] = set()  # a path listed again is the same sub-document, not another one
     for entry in manifest.iter(f"{_MANIFEST}file-entry"):
         path = entry.get(f"{_MANIFEST}full-path", "")
         media = entry.get(f"{_MANIFEST}media-type", "")
         suffix = _ODF_DOCUMENTS.get(media)
-        if suffix is None or not path.endswith("/") or path == "/":
+        if suffix is None or not path.endswith("/") or path == "/" or path in seen:
             continue  # a chart, a formula, a picture, the document itself
+        seen.add(path)
+        if len(seen) > options.embedded_max_objects + 1:  # over-size ones too: each lists the members
+            found.count("embedded/capped/objects")
+            return
         folder = path.rstrip("/")
         members = sorted(n for n in package.names if n.startswith(path) and not n.endswith("/"))
         size = sum(package.zf.getinfo(n).file_size for n in members)

@@ -56,6 +56,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -238,21 +239,24 @@ def _without_field_codes(text: str) -> str:
         return text
     out: list[str] = []
     stack: list[bool] = []  # per open field: still in its code part
+    coding = 0  # how many of them are (kept as a count: rescanning the stack is quadratic)
     start = 0
     for i, ch in enumerate(text):
         if ch not in "\x13\x14\x15":
             continue
-        if not any(stack):
+        if not coding:
             out.append(text[start:i])
         if ch == "\x13":
             stack.append(True)
+            coding += 1
         elif stack:
             if ch == "\x14":
+                coding -= stack[-1]
                 stack[-1] = False
             else:
-                stack.pop()
+                coding -= stack.pop()
         start = i + 1
-    if not any(stack):
+    if not coding:
         out.append(text[start:])
     return "".join(out)
 
@@ -271,8 +275,11 @@ def _word_pieces(word: bytes, table: bytes, fc_clx: int, lcb_clx: int, limit: in
     """The document's characters in CP order, from the piece table (at most ``limit``)."""
     clx = table[fc_clx : fc_clx + lcb_clx]
     i = 0
-    while i < len(clx) and clx[i] == 0x01:  # Prc: property modifiers, skipped
-        i += 3 + struct.unpack_from("<h", clx, i + 1)[0]
+    while i + 3 <= len(clx) and clx[i] == 0x01:  # Prc: property modifiers, skipped
+        size = struct.unpack_from("<h", clx, i + 1)[0]
+        if size < 0:  # a signed field: negative would stay in place or step back, for ever
+            raise ConversionError("the piece table (Clx) has a negative modifier size", "doc-damaged")
+        i += 3 + size
     if i + 5 > len(clx) or clx[i] != 0x02:
         raise ConversionError("the piece table (Clx) is missing or damaged", "doc-damaged")
     lcb = _u32(clx, i + 1)
@@ -515,13 +522,21 @@ def _read_ppt(ole: Any, options: ConvertOptions, out: Converted) -> None:
     containers = {body - 8: (rec, body, end) for rec, _i, body, end in top if rec in (_PPT_SLIDE, _PPT_NOTES)}
     order: list[tuple[list[tuple[int, str]], int | None]] = []  # (texts, slide container offset)
     if slides and all(persist.get(ref) in containers for _i, ref, _t in slides):
-        order = [(texts, persist[ref]) for _i, ref, texts in slides]
+        # A slide container is read once, however often a (hostile) list names it: its text is
+        # not repeated, nor its records walked again per entry. The entries' own texts are kept.
+        listed_at: dict[int, list[tuple[int, str]]] = {}
+        for _i, ref, texts in slides:
+            listed_at.setdefault(persist[ref], []).extend(texts)
+        if len(listed_at) < len(slides):
+            out.count("ppt/repeated-slides", len(slides) - len(listed_at))
+        order = [(texts, at) for at, texts in listed_at.items()]
     else:  # no usable persist directory: the slide containers in stream order
         out.count("ppt/stream-order")
         order = [([], at) for at, (rec, _b, _e) in sorted(containers.items()) if rec == _PPT_SLIDE]
     blocks: list[str] = []
     marks: list[tuple[int, str, int, str]] = []
     notes_total = 0
+    notes_read: set[int] = set()
     for number, (listed, at) in enumerate(order, 1):
         texts = list(listed)
         notes: list[tuple[int, str]] = []
@@ -531,7 +546,8 @@ def _read_ppt(ole: Any, options: ConvertOptions, out: Converted) -> None:
             atom = next((r for r in _ppt_records(data, body, end) if r[0] == _PPT_SLIDE_ATOM), None)
             if atom is not None and atom[3] - atom[2] >= 20:
                 notes_at = notes_by_id.get(_u32(data, atom[2] + 16))
-                if notes_at is not None and notes_at in containers:
+                if notes_at is not None and notes_at in containers and notes_at not in notes_read:
+                    notes_read.add(notes_at)  # with its first slide only: a shared page is not repeated
                     _r, nb, ne = containers[notes_at]
                     notes = _ppt_texts(data, nb, ne)
         title = next((collapse(t) for kind, t in texts if kind in _PPT_TITLE_TYPES and collapse(t)), "")
@@ -565,6 +581,23 @@ _PR_ATTACH_DATA, _PR_ATTACH_LONG_NAME, _PR_ATTACH_NAME, _PR_ATTACH_MIME = 0x3701
 _PR_ATTACH_SIZE = 0x0E20
 
 
+#: Each open OLE file's streams by the storage that holds them, listed once per file: a message's
+#: recipients and attachments each look up their own (listing the file each time is quadratic).
+_LISTINGS: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], list[list[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _streams_in(ole: Any, prefix: list[str]) -> list[list[str]]:
+    index = _LISTINGS.get(ole)
+    if index is None:
+        index = {}
+        for path in ole.listdir(streams=True, storages=False):
+            index.setdefault(tuple(path[:-1]), []).append(path)
+        _LISTINGS[ole] = index
+    return index.get(tuple(prefix), [])
+
+
 class _Props:
     """The properties of one message, recipient or attachment storage (``prefix``)."""
 
@@ -572,9 +605,7 @@ class _Props:
         self.ole = ole
         self.prefix = prefix
         self.streams: dict[int, tuple[int, list[str]]] = {}  # id → (type, stream path)
-        for path in ole.listdir(streams=True, storages=False):
-            if len(path) != len(prefix) + 1 or path[: len(prefix)] != prefix:
-                continue
+        for path in _streams_in(ole, prefix):
             name = path[-1]
             if name.startswith("__substg1.0_") and len(name) == 20:
                 with contextlib.suppress(ValueError):

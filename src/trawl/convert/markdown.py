@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MarkdownWriter", "blocks_markdown", "escape", "link", "table", "text_markdown"]
 
-#: What would start a block if a paragraph began with it: ``#``, ``>``, a list marker.
-_LEADING = re.compile(r"([#>]|[-+*](?=\s)|\d{1,9}[.)](?=\s))")
+#: What would start a block if a paragraph began with it: ``#``, ``>``, a list marker, a code
+#: fence (which would take every line after it), an HTML block's ``<``, a thematic break.
+_LEADING = re.compile(r"([#><]|[-+*](?=\s)|\d{1,9}[.)](?=\s)|`{3}|~{3}|([-*_])(?=(?:[ \t]*\2){2,}[ \t]*$))")
 
 
 def escape(text: str) -> str:
@@ -215,9 +216,17 @@ def blocks_markdown(blocks: PageBlocks, index: Sequence[int] | None = None, link
 
 
 def _html_links(text: str, targets: dict[str, str]) -> str:
-    """``text`` with each link text it holds (longest first, once each) written as a link."""
+    """``text`` with each link text it holds (longest first, once each) written as a link; a
+    shorter label is looked for outside the links already written, never inside one."""
+    pieces: list[tuple[str, bool]] = [(text, False)]  # (markdown, is a link written here)
     for label in sorted((t for t in targets if t in text), key=len, reverse=True):
-        at = text.find(label)
-        if at >= 0 and (at == 0 or text[at - 1] != "["):
-            text = text[:at] + link(label, targets[label]) + text[at + len(label) :]
-    return text
+        for n, (piece, written) in enumerate(pieces):
+            at = -1 if written else piece.find(label)
+            if at >= 0:
+                pieces[n : n + 1] = [
+                    (piece[:at], False),
+                    (link(label, targets[label]), True),
+                    (piece[at + len(label) :], False),
+                ]
+                break
+    return "".join(piece for piece, _written in pieces)

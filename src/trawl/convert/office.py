@@ -380,13 +380,17 @@ class _Objects:
 
 
 def _md_links(text: str, links: list[tuple[str, str]]) -> str:
-    """A paragraph's ``text`` as Markdown with its ``links`` (target, anchor text) written in."""
-    text = escape(text)
+    """A paragraph's ``text`` as Markdown with its ``links`` (target, anchor text; in the order
+    they stand) written in, each looked for after the one before it (never inside it)."""
+    rest = escape(text)
+    out: list[str] = []
     for url, label in links:
-        at = text.find(label) if label else -1
+        at = rest.find(label) if label else -1
         if at >= 0:
-            text = text[:at] + md_link(label, url) + text[at + len(label) :]
-    return text
+            out += [rest[:at], md_link(label, url)]
+            rest = rest[at + len(label) :]
+    out.append(rest)
+    return "".join(out)
 
 
 # --- DOCX ------------------------------------------------------------------------------------------

@@ -111,7 +111,9 @@ def garbled(text: str) -> bool:
 def clean_page_text(text: str) -> str:
     """One page's text: LF line ends, PDFium's hyphen markers and ligatures resolved, control
     characters removed, lines trimmed."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufffe", "")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # the marker ends a line where the page was rebuilt in reading order: the next line goes on the word
+    text = text.replace("\ufffe\n", "").replace("\ufffe", "")
     text = _CONTROLS.sub("", text)
     text = text.translate(LIGATURES)
     text = _HYPHEN_BREAK.sub("", text)

@@ -17,7 +17,8 @@ objects, cheaply, and says in which order to read them:
 4. **sections**: runs of consecutive bands that share a vertical strip of white space at least a
    gutter wide. A section whose strips cut it into columns that look like columns of text (each
    a fifth of the section's width, its boxes filling :data:`FILL` of the column's width on the
-   median, one of them :data:`MIN_LINES` boxes at least) is read column by column, left to right,
+   median, one of them :data:`MIN_LINES` boxes at least, the strips between them narrower than
+   :data:`MAX_GUTTER` of the wider column beside) is read column by column, left to right,
    each column the same way (a column may hold columns); any other section, in content order;
 5. **footnotes**: the lines at the foot of a column set in a smaller font (under
    :data:`NOTE_SIZE` of the column's body size, measured on PDFium's loose character boxes)
@@ -43,6 +44,7 @@ __all__ = [
     "FILL",
     "GUTTER",
     "MAX_ELEMENTS",
+    "MAX_GUTTER",
     "MAX_RECTS",
     "MIN_LINES",
     "NOTE_SIZE",
@@ -62,6 +64,10 @@ MIN_LINES = 3
 #: ... and each column's boxes are on the median at least this share of its width wide (tables'
 #: cells rarely are).
 FILL = 0.6
+#: ... and the white between two columns is at most this share of the wider one's width (a
+#: typeset gutter is a tenth to a fifth of its columns; a table's cells often have as much white
+#: between them as they hold text, and are read row by row).
+MAX_GUTTER = 0.5
 #: A line at the foot of a column in a font under this share of the column's body size is a note.
 NOTE_SIZE = 0.85
 #: Pages with more text runs than this keep their content order (bounded work per page).
@@ -289,8 +295,10 @@ class _Reader:
             columns: list[list[Box]] = [[] for _ in range(len(cuts) + 1)]
             for box in boxes:
                 columns[sum(1 for cut in cuts if box.x0 > cut)].append(box)
-            if max(len(column) for column in columns) >= MIN_LINES and all(
-                self._is_text_column(column, hi - lo) for column in columns
+            if (
+                max(len(column) for column in columns) >= MIN_LINES
+                and all(self._is_text_column(column, hi - lo) for column in columns)
+                and _narrow_gutters(sorted(gutters), columns)
             ):
                 return columns
         return None
@@ -336,6 +344,13 @@ class _Reader:
         while notes < low and 0 < size_of(lines[-1 - notes][0]) < NOTE_SIZE * body:
             notes += 1
         return notes
+
+
+def _narrow_gutters(gutters: list[Interval], columns: list[list[Box]]) -> bool:
+    """Whether each white strip (left to right) is at most :data:`MAX_GUTTER` of the wider of
+    the two columns beside it (each column has boxes: :meth:`_Reader._is_text_column`)."""
+    extents = [max(b.x1 for b in column) - min(b.x0 for b in column) for column in columns]
+    return all(hi - lo <= MAX_GUTTER * max(extents[k], extents[k + 1]) for k, (lo, hi) in enumerate(gutters))
 
 
 def _side_by_side(boxes: list[Box], unit: float, gap: float) -> bool:

@@ -38,7 +38,7 @@ from trawl.convert.embedded import EMBEDDING_FORMATS, embedded_files
 from trawl.convert.feeds import convert_feed, convert_xml
 from trawl.convert.guard import DEFAULT_MAX_MEMORY, DEFAULT_TIMEOUT, Guard
 from trawl.convert.iwork import IWORK_FORMATS, convert_iwork
-from trawl.convert.legacy import convert_ole
+from trawl.convert.legacy import convert_ole, libreoffice_available
 from trawl.convert.mail import convert_email, convert_mbox
 from trawl.convert.markdown import blocks_markdown, text_markdown
 from trawl.convert.meta import check_metadata
@@ -215,10 +215,13 @@ def _convert(
     a page; a PDF is first converted without OCR and, when it has pages to OCR (no text layer, or
     ``ocr = "always"``), again with OCR and that much more time for them, so that a PDF with a
     text layer keeps the guard's limit. A failed OCR pass leaves the first pass's result (counted
-    ``ocr/failed/<reason>``)."""
+    ``ocr/failed/<reason>``). A legacy Office file's worker gets ``libreoffice_timeout`` more, so
+    that LibreOffice's own limit stops it first (its process group killed, its folder removed)."""
+    base = guard.timeout if guard is not None else 0.0
+    if spec.format == "ole" and options.libreoffice != "never" and libreoffice_available():
+        return _run(spec, payload, options, guard, base + options.libreoffice_timeout)
     if options.ocr == "never" or spec.format not in ("pdf", "image"):
         return _run(spec, payload, options, guard)
-    base = guard.timeout if guard is not None else 0.0
     if spec.format == "image":  # a TIFF has pages; the first may be read twice (its language)
         tiff = isinstance(payload, bytes) and payload[:4] in (b"II*\x00", b"MM\x00*")
         frames = options.ocr_max_pages if tiff else 1
