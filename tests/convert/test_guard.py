@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,6 +30,27 @@ def test_timeout_kills_the_worker_and_the_next_call_gets_a_new_one() -> None:
         assert info.value.reason == "timeout" and time.perf_counter() - t0 < 10
         assert guard.call(sum, [4, 5]) == 9
         assert guard.restarts == 1
+
+
+def _leave_a_file_and_hang(note: str) -> None:
+    """In the worker: a temporary file (as OCR's page image is), its path noted, then a hang."""
+    handle, path = tempfile.mkstemp(prefix="trawl-ocr-", suffix=".img")
+    os.write(handle, b"x" * 1000)
+    Path(note).write_text(path, encoding="utf-8")
+    time.sleep(30)
+
+
+def test_a_killed_workers_temporary_files_are_removed(tmp_path: Path) -> None:
+    note = tmp_path / "where"
+    with Guard(timeout=2) as guard:
+        with pytest.raises(ConversionError) as info:
+            guard.call(_leave_a_file_and_hang, str(note))
+        assert info.value.reason == "timeout"
+        left = Path(note.read_text(encoding="utf-8"))
+        assert left.name.startswith("trawl-ocr-") and left.parent.name.startswith("trawl-guard-")
+        assert not left.exists() and not left.parent.exists()  # the worker's own folder, gone
+        assert guard.call(sum, [1, 2]) == 3  # a new worker, with a folder of its own
+    assert not list(Path(left.parent.parent).glob(f"{left.parent.name}*"))
 
 
 def test_a_crashing_worker_is_a_reason() -> None:

@@ -13,8 +13,9 @@ a socket:
 
 Each is raised as :class:`~trawl.convert.base.ConversionError` with that reason; the next call
 starts a fresh worker. A worker is also replaced after ``max_tasks`` conversions, to bound what a
-leaking library can accumulate. Converters must be importable module-level functions (they are
-sent by reference).
+leaking library can accumulate. Each worker has its own temporary folder (``TMPDIR``: an OCR page
+image, LibreOffice's profile), removed by the parent when the worker ends, killed or not.
+Converters must be importable module-level functions (they are sent by reference).
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -74,8 +77,15 @@ def _out_of_memory(exc: BaseException, max_memory: int) -> tuple[str, str, str] 
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The worker process: ``python -m trawl.convert.guard FD PARENT_PID MAX_MEMORY``."""
-    fd, parent, max_memory = (int(a) for a in (sys.argv[1:] if argv is None else argv))
+    """The worker process: ``python -m trawl.convert.guard FD PARENT_PID MAX_MEMORY [TMPDIR]``.
+
+    ``TMPDIR``: the worker's own temporary folder (its converters' files, an OCR page image,
+    LibreOffice's profile and output, their programs' own), which the parent removes once the
+    worker has ended, however it ended: a worker killed mid-file leaves nothing in ``/tmp``."""
+    args = sys.argv[1:] if argv is None else argv
+    fd, parent, max_memory = (int(a) for a in args[:3])
+    if len(args) > 3:
+        os.environ["TMPDIR"] = tempfile.tempdir = args[3]
     die_with_parent(parent)
     _worker(Connection(fd), max_memory)
 
@@ -155,6 +165,7 @@ class Guard:
         self.max_tasks = max_tasks
         self._process: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
+        self._tmp: str | None = None
         self._tasks = 0
         self.restarts = 0
 
@@ -162,7 +173,14 @@ class Guard:
         mine, theirs = socket.socketpair()
         with mine, theirs:
             fd = theirs.fileno()
-            process = spawn("trawl.convert.guard", [str(fd), str(os.getpid()), str(self.max_memory)], (fd,))
+            tmp = tempfile.mkdtemp(prefix="trawl-guard-")
+            args = [str(fd), str(os.getpid()), str(self.max_memory), tmp]
+            try:
+                process = spawn("trawl.convert.guard", args, (fd,))
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            self._tmp = tmp
             parent = Connection(os.dup(mine.fileno()))
         self._process, self._conn, self._tasks = process, parent, 0
         return parent
@@ -184,6 +202,9 @@ class Guard:
             except subprocess.TimeoutExpired:  # pragma: no cover - a worker that ignores its pipe closing
                 process.kill()
                 process.wait()
+        tmp, self._tmp = self._tmp, None
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def close(self) -> None:
         """Stop the worker (a later call starts a new one)."""
