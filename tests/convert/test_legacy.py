@@ -141,6 +141,17 @@ def test_a_message_with_only_an_html_or_rtf_body() -> None:
     )
 
 
+def test_a_body_past_the_part_limit_is_kept_as_far_as_it_goes() -> None:
+    body = "Pilot boarding at the outer buoy. " * 200  # 6,800 characters, 13,600 bytes of UTF-16
+    out = convert_ole(build_msg(subject="Boarding", body=body), ConvertOptions(mail_max_part_bytes=4001))
+    assert out.title == "Boarding" and out.metadata["truncated"] is True
+    assert out.counts["msg/body-capped"] == 1
+    assert out.text.startswith("Pilot boarding at the outer buoy.") and "\ufffd" not in out.text
+    assert 1900 <= len(out.text) <= 2000  # 4,000 bytes: 2,000 characters
+    whole = convert_ole(build_msg(subject="Boarding", body=body), ConvertOptions())
+    assert "truncated" not in whole.metadata and len(whole.text) > 6000
+
+
 def test_compressed_rtf_round_trips_through_references() -> None:
     rtf = b"{\\rtf1\\ansi " + b"pilot vessel quay " * 40 + b"}"
     packed = compress_rtf(rtf)

@@ -619,6 +619,7 @@ class _Props:
                 self.fixed[tag >> 16] = (tag & 0xFFFF, raw[pos + 8 : pos + 16])
         cp = self.long(_PR_INTERNET_CPID) or self.long(_PR_CODEPAGE)
         self.codec = _codec(cp)
+        self.cut: set[int] = set()  # properties read only up to their limit
 
     def long(self, prop: int) -> int | None:
         found = self.fixed.get(prop)
@@ -636,17 +637,27 @@ class _Props:
         except OverflowError:
             return None
 
-    def raw(self, prop: int, limit: int) -> bytes | None:
+    def raw(self, prop: int, limit: int, *, cut: bool = False) -> bytes | None:
+        """A property's bytes; one larger than ``limit`` is refused (``msg-capped``), or with
+        ``cut`` read up to ``limit`` bytes (an even number: UTF-16 stays whole) and noted."""
         found = self.streams.get(prop)
         if found is None:
             return None
         if self.ole.get_size(found[1]) > limit:
-            raise ConversionError(f"property {prop:#06x} is larger than {limit} bytes", "msg-capped")
+            if not cut:
+                raise ConversionError(f"property {prop:#06x} is larger than {limit} bytes", "msg-capped")
+            self.cut.add(prop)
+            try:
+                head: bytes = self.ole.openstream(found[1]).read(limit - limit % 2)
+            except (OSError, ValueError, IndexError, TypeError, struct.error) as exc:
+                raise ConversionError(f"stream {found[1]!r} cannot be read: {exc}", "ole-damaged") from exc
+            return head
         return _stream(self.ole, found[1])
 
     def text(self, prop: int, limit: int = 50 * 1024 * 1024) -> str:
+        """A text property, cut at ``limit`` bytes (noted in :attr:`cut`)."""
         found = self.streams.get(prop)
-        data = self.raw(prop, limit)
+        data = self.raw(prop, limit, cut=True)
         if found is None or data is None:
             return ""
         if found[0] == _PT_UNICODE:
@@ -740,7 +751,7 @@ def _read_msg(
     if body.strip():
         texts.append(join_lines(body.replace("\r\n", "\n").split("\n")))
         method = "plain"
-    elif (html := props.raw(_PR_HTML, options.mail_max_part_bytes)) is not None:
+    elif (html := props.raw(_PR_HTML, options.mail_max_part_bytes, cut=True)) is not None:
         from trawl.decode.charset import decode_html  # noqa: PLC0415  # the page reader's stack
         from trawl.html.page import read_page  # noqa: PLC0415
 
@@ -757,6 +768,9 @@ def _read_msg(
         method = "rtf"
     else:
         method = "none"
+    if props.cut & {_PR_BODY, _PR_HTML}:  # a body past mail_max_part_bytes: kept as far as that
+        out.count("msg/body-capped")
+        out.metadata["truncated"] = True
     if top:
         out.title = subject
         meta = out.metadata
