@@ -34,7 +34,6 @@ import io
 import statistics
 import sys
 import time
-import warnings
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +43,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench" / "out" / "peers"))  # after the environment: its versions win
 
-from bench.harness import Bench  # noqa: E402
+from bench.harness import Bench, markitdown_reader  # noqa: E402
 from tests.convert.corpus import BUILDERS, Sample, empty_pages_pdf, token_f1  # noqa: E402
 
 from trawl.convert.base import ConvertOptions  # noqa: E402
@@ -133,21 +132,8 @@ def _python_pptx(path: Path, data: bytes) -> str:
 
 
 def _markitdown() -> Converter | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from markitdown import MarkItDown
-    except ImportError:
-        return None
-    md = MarkItDown(enable_plugins=False)
-
-    def run(path: Path, data: bytes) -> str:
-        try:
-            return str(md.convert(str(path)).text_content)
-        except Exception:  # a peer that cannot read a file scores 0 on it
-            return ""
-
-    return run
+    read = markitdown_reader()
+    return None if read is None else (lambda path, _data: read(path)[0])
 
 
 PEERS: dict[str, dict[str, Converter]] = {

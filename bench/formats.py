@@ -1,4 +1,4 @@
-# ruff: noqa: PLC0415  # each peer is imported where it runs: a missing peer must not stop the others
+# each peer is imported where it runs: a missing peer must not stop the others
 """Legacy Office, Outlook and iWork files: words recovered against the modern twin, files/s, failures.
 
 For ``.doc``, ``.xls`` and ``.ppt`` the corpus is the test corpus's DOCX, XLSX and PPTX samples
@@ -32,7 +32,6 @@ import argparse
 import contextlib
 import statistics
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,7 +40,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench" / "out" / "peers"))  # after the environment: its versions win
 
-from bench.harness import Bench  # noqa: E402
+from bench.harness import Bench, markitdown_reader  # noqa: E402
 from tests.convert.corpus import BUILDERS, tokens  # noqa: E402
 from tests.convert.legacy_corpus import TWINS, build_legacy, soffice  # noqa: E402
 
@@ -96,21 +95,8 @@ def _trawl(options: ConvertOptions, guard: Guard | None = None) -> Converter:
 
 
 def _markitdown() -> Converter | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from markitdown import MarkItDown
-    except ImportError:
-        return None
-    md = MarkItDown(enable_plugins=False)
-
-    def run(path: Path, data: bytes) -> tuple[str, str | None]:
-        try:
-            return str(md.convert(str(path)).text_content), None
-        except Exception as exc:  # a peer that cannot read a file scores 0 on it
-            return "", type(exc).__name__
-
-    return run
+    read = markitdown_reader()
+    return None if read is None else (lambda path, _data: read(path))
 
 
 def bench_format(fmt: str, files: int, repeat: int, contestants: dict[str, Converter]) -> str:

@@ -23,10 +23,12 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-__all__ = ["Bench", "Result"]
+__all__ = ["Bench", "Result", "markitdown_reader"]
 
 
 @dataclass(slots=True)
@@ -121,3 +123,24 @@ class Bench:
         """Speed of ``name`` relative to ``reference`` on best wall time (> 1: faster)."""
         by = {r.name: r for r in results}
         return by[reference].best / by[name].best
+
+
+def markitdown_reader() -> Callable[[Path], tuple[str, str | None]] | None:
+    """Microsoft's markitdown, the converters' common peer (from ``bench/out/peers`` or the
+    environment; None when not installed): a file's text and None, or "" and the error's type
+    name (a peer that cannot read a file scores 0 on it)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from markitdown import MarkItDown  # noqa: PLC0415 - an optional peer
+    except ImportError:
+        return None
+    md = MarkItDown(enable_plugins=False)
+
+    def read(path: Path) -> tuple[str, str | None]:
+        try:
+            return str(md.convert(str(path)).text_content), None
+        except Exception as exc:
+            return "", type(exc).__name__
+
+    return read

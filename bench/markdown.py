@@ -1,4 +1,4 @@
-# ruff: noqa: PLC0415  # markitdown is imported where it runs: a missing peer must not stop the bench
+# markitdown is imported where it runs: a missing peer must not stop the bench
 """Markdown rendering: structure kept and speed, trawl side by side with markitdown.
 
 The input is the structured samples of ``tests/convert/structured.py`` (DOCX with headings, bullet
@@ -30,7 +30,6 @@ import re
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench" / "out" / "peers"))
 
+from bench.harness import markitdown_reader  # noqa: E402
 from tests.convert.structured import Structured, structured  # noqa: E402
 
 from trawl.convert.base import ConvertOptions  # noqa: E402
@@ -55,21 +55,8 @@ def _trawl(path: Path, data: bytes) -> str:
 
 
 def _markitdown() -> Render | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from markitdown import MarkItDown
-    except ImportError:
-        return None
-    md = MarkItDown(enable_plugins=False)
-
-    def run(path: Path, data: bytes) -> str:
-        try:
-            return str(md.convert(str(path)).text_content)
-        except Exception:  # a peer that cannot read a file scores 0 on it
-            return ""
-
-    return run
+    read = markitdown_reader()
+    return None if read is None else (lambda path, _data: read(path)[0])
 
 
 def _norm(text: str) -> str:

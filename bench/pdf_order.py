@@ -34,7 +34,6 @@ import glob
 import io
 import statistics
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,7 +42,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench" / "out" / "peers"))  # after the environment: its versions win
 
-from bench.harness import Bench  # noqa: E402
+from bench.harness import Bench, markitdown_reader  # noqa: E402
 from tests.convert.corpus import BUILDERS, Sample, token_f1  # noqa: E402
 from tests.convert.pdfcorpus import bigrams_in_order, columns_pdf, tagged_pdf  # noqa: E402
 
@@ -88,21 +87,8 @@ def _pdfminer() -> Converter | None:
 
 
 def _markitdown() -> Converter | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from markitdown import MarkItDown
-    except ImportError:
-        return None
-    md = MarkItDown(enable_plugins=False)
-
-    def run(path: Path, data: bytes) -> str:
-        try:
-            return str(md.convert(str(path)).text_content)
-        except Exception:  # a peer that cannot read a file scores 0 on it
-            return ""
-
-    return run
+    read = markitdown_reader()
+    return None if read is None else (lambda path, _data: read(path)[0])
 
 
 def corpus(name: str, files: int) -> list[tuple[Path, Sample]]:
