@@ -289,7 +289,8 @@ def _converter(fmt: str, filename: str) -> Callable[[bytes], None]:
         from trawl.convert.registry import REGISTRY, convert_bytes
         from trawl.errors import MissingDependency
 
-        options = ConvertOptions(url=URL, max_pages=50)
+        # trawl's own readers only: LibreOffice (a program, seconds a file) is not what is fuzzed
+        options = ConvertOptions(url=URL, max_pages=50, libreoffice="never")
         with contextlib.suppress(ConversionError, MissingDependency):
             REGISTRY[fmt].func(data, options)
         conversion = convert_bytes(data, filename=filename, options=options)
@@ -473,6 +474,19 @@ TARGETS: dict[str, Target] = {
         Target("email", _converter("email", "msg.eml"), _corpus_of("email"), "MIME message converter"),
         Target("mbox", _mbox, _corpus_of("mbox"), "mbox splitter and converter"),
         Target("pdf", _converter("pdf", "doc.pdf"), _corpus_of("pdf"), "PDF through PDFium", compiled=True),
+        Target(
+            "ole",
+            _converter("ole", "doc.doc"),
+            lambda: _corpus_of("ole")() + _files(DATA / "convert" / "legacy"),
+            "legacy .doc/.xls/.ppt/.msg (olefile, xlrd, trawl's own readers)",
+        ),
+        Target(
+            "iwork",
+            _converter("pages", "doc.pages"),
+            _corpus_of("pages", "numbers", "key"),
+            "iWork '09 packages",
+            True,
+        ),
     )
 }
 

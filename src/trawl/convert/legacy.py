@@ -92,6 +92,7 @@ LIBREOFFICE_TARGETS: dict[str, tuple[str, str]] = {
 _DAMAGE = (
     OSError, ValueError, IndexError, KeyError, TypeError, OverflowError, LookupError, AssertionError,
     struct.error,
+    RecursionError,  # olefile walks its directory tree recursively: a deep or looping one (fuzzing)
 )  # fmt: skip
 
 
@@ -103,12 +104,18 @@ def _olefile() -> Any:
     return olefile
 
 
+#: each open file's size in bytes: no stream in it can be larger (a stream claiming more is damage)
+_FILE_SIZES: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
 def _open(data: bytes) -> Any:
     olefile = _olefile()
     try:
-        return olefile.OleFileIO(io.BytesIO(data))
+        ole = olefile.OleFileIO(io.BytesIO(data))
     except _DAMAGE as exc:
         raise ConversionError(f"not a readable OLE compound file: {exc}", "ole-damaged") from exc
+    _FILE_SIZES[ole] = len(data)
+    return ole
 
 
 def ole_kind(names: list[list[str]]) -> str:
@@ -620,6 +627,7 @@ class _Props:
         cp = self.long(_PR_INTERNET_CPID) or self.long(_PR_CODEPAGE)
         self.codec = _codec(cp)
         self.cut: set[int] = set()  # properties read only up to their limit
+        self.damaged: set[int] = set()  # text properties that claim more bytes than their file has
 
     def long(self, prop: int) -> int | None:
         found = self.fixed.get(prop)
@@ -643,7 +651,13 @@ class _Props:
         found = self.streams.get(prop)
         if found is None:
             return None
-        if self.ole.get_size(found[1]) > limit:
+        size = self.ole.get_size(found[1])
+        if size > _FILE_SIZES.get(self.ole, size):  # olefile would build the whole claimed stream
+            if cut:  # a text property: the message reads on without it
+                self.damaged.add(prop)
+                return None
+            raise ConversionError(f"property {prop:#06x} claims {size} bytes, past its file", "msg-damaged")
+        if size > limit:
             if not cut:
                 raise ConversionError(f"property {prop:#06x} is larger than {limit} bytes", "msg-capped")
             self.cut.add(prop)
@@ -810,6 +824,8 @@ def _read_msg(
         out.metadata["attachments"] = entries
     if not top and subject:
         texts.insert(0, subject)
+    if props.damaged:
+        out.count("msg/damaged-properties", len(props.damaged))
     return texts
 
 
@@ -883,8 +899,11 @@ def msg_attachments(data: bytes, options: ConvertOptions) -> list[tuple[str, byt
     is not a file here. An OLE file that is no message has none."""
     ole = _open(data)
     try:
-        if ole_kind(ole.listdir(streams=True, storages=True)) != "msg":
-            return []
+        try:
+            if ole_kind(ole.listdir(streams=True, storages=True)) != "msg":
+                return []
+        except _DAMAGE as exc:
+            raise ConversionError(f"the OLE directory cannot be read: {exc}", "ole-damaged") from exc
         out: list[tuple[str, bytes, int]] = []
         for position, storage in enumerate(_storages(ole, [], "__attach_version1.0_#"), 1):
             if len(out) > options.embedded_max_objects:
