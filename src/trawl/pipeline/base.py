@@ -29,6 +29,7 @@ from trawl.pipeline.stats import Stats
 __all__ = [
     "Audit",
     "AuditEntry",
+    "FanOutStep",
     "Filter",
     "InputsSource",
     "Pipeline",
@@ -267,6 +268,31 @@ class Verdict:
     @classmethod
     def drop(cls, reason: str) -> Verdict:
         return cls(False, reason)
+
+
+class FanOutStep(Step):
+    """A step that follows each document with documents cut from it (its units): subclasses
+    give :meth:`split`. A document whose split fails goes on whole, the failure recorded and
+    counted (``error/<step>/<type>``), its units unmade."""
+
+    def split(self, doc: Document) -> Iterable[Document]:
+        """``doc`` followed by its units."""
+        raise NotImplementedError
+
+    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
+        """Each document, followed by its units (a fan-out, so not :meth:`Step.process`)."""
+        self.ctx = ctx
+        for doc in docs:
+            t0 = time.perf_counter()
+            try:
+                out = list(self.split(doc))
+            except Exception as exc:  # isolation: the document goes on whole, its units unmade
+                doc.error(self.name, exc)
+                ctx.error(self.name, exc, url=doc.url, source=doc.source)
+                out = [doc]
+            finally:
+                ctx.stats.add_time(self.name, time.perf_counter() - t0)
+            yield from out
 
 
 class Filter(Step, ABC):

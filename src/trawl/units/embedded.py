@@ -22,8 +22,7 @@ container that cannot be read: ``units/embedded/unreadable`` (the document goes 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from trawl.convert.base import ConvertOptions
@@ -33,7 +32,7 @@ from trawl.decode.charset import body_of
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.pipeline.base import RunContext, Step
+from trawl.pipeline.base import FanOutStep
 from trawl.sniff.identify import identify
 from trawl.sniff.magic import SNIFF_BYTES
 from trawl.urls import unit_root, unit_url
@@ -45,7 +44,7 @@ OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _PACKAGES = frozenset({"docx", "pptx", "xlsx", "odt", "ods", "odp"})
 
 
-class EmbeddedUnits(Step):
+class EmbeddedUnits(FanOutStep):
     """Makes the files embedded in office documents, PDFs and Outlook messages document units (see
     the module docstring)."""
 
@@ -91,21 +90,6 @@ class EmbeddedUnits(Step):
         if self._guard is not None:
             self._guard.close()
             self._guard = None
-
-    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
-        """Each document, followed by its units (a fan-out, so not :meth:`Step.process`)."""
-        self.ctx = ctx
-        for doc in docs:
-            t0 = time.perf_counter()
-            try:
-                out = list(self.split(doc))
-            except Exception as exc:  # isolation: the document goes on whole, its units unmade
-                doc.error(self.name, exc)
-                ctx.error(self.name, exc, url=doc.url, source=doc.source)
-                out = [doc]
-            finally:
-                ctx.stats.add_time(self.name, time.perf_counter() - t0)
-            yield from out
 
     def format_of(self, doc: Document) -> str | None:
         """``docx`` … ``odp`` or ``pdf`` when ``doc`` may hold embedded files, else ``None``

@@ -37,8 +37,7 @@ attached messages) are counted when hit: ``units/mail/capped/messages``, ``…/a
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from email.message import Message
 from typing import Any, ClassVar
 
@@ -57,7 +56,7 @@ from trawl.decode.charset import body_of
 from trawl.decode.http import DEFAULT_MAX_BYTES, entity_body
 from trawl.document import Document
 from trawl.errors import ConfigError
-from trawl.pipeline.base import RunContext, Step
+from trawl.pipeline.base import FanOutStep
 from trawl.sniff.magic import (
     MAIL_TYPES,
     SNIFF_BYTES,
@@ -73,7 +72,7 @@ MBOX = "application/mbox"
 MESSAGE = "message/rfc822"
 
 
-class MailUnits(Step):
+class MailUnits(FanOutStep):
     """Splits mail into document units (see the module docstring)."""
 
     name: ClassVar[str] = "units"
@@ -101,21 +100,6 @@ class MailUnits(Step):
         self.max_part_bytes = max_part_bytes
         self.max_depth = max_depth
         self.max_body_bytes = max_body_bytes
-
-    def run(self, docs: Iterable[Document], ctx: RunContext) -> Iterator[Document]:
-        """Each document, followed by its units (a fan-out, so not :meth:`Step.process`)."""
-        self.ctx = ctx
-        for doc in docs:
-            t0 = time.perf_counter()
-            try:
-                out = list(self.split(doc))
-            except Exception as exc:  # isolation: the document goes on whole, its units unmade
-                doc.error(self.name, exc)
-                ctx.error(self.name, exc, url=doc.url, source=doc.source)
-                out = [doc]
-            finally:
-                ctx.stats.add_time(self.name, time.perf_counter() - t0)
-            yield from out
 
     def kind(self, doc: Document) -> str | None:
         """``application/mbox``, ``message/rfc822`` or ``None``: what the units step makes of ``doc``."""
