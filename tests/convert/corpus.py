@@ -634,7 +634,12 @@ def empty_pages_pdf(pages: int) -> bytes:
     kids = b" ".join(b"%d 0 R" % (3 + i) for i in range(pages))
     objects.append(b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages))
     objects += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"] * pages
-    out = bytearray(b"%PDF-1.4\n")
+    return pdf_of(objects)
+
+
+def pdf_of(objects: list[bytes], *, root: int = 1, version: bytes = b"1.4") -> bytes:
+    """A PDF file of ``objects`` (numbered from 1), its cross-reference table and trailer."""
+    out = bytearray(b"%%PDF-%s\n" % version)
     offsets = []
     for number, body in enumerate(objects, 1):
         offsets.append(len(out))
@@ -642,7 +647,7 @@ def empty_pages_pdf(pages: int) -> bytes:
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, root, xref)
     return bytes(out)
 
 

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from tests.convert.corpus import AUTHOR, Sample, paragraphs
+from tests.convert.corpus import AUTHOR, Sample, paragraphs, pdf_of
 
 __all__ = ["HEADER", "VOLUME", "bigrams_in_order", "columns_pdf"]
 
@@ -249,19 +249,7 @@ def tagged_pdf(seed: int = 1, size: int = 12, *, structure: str = "columns") -> 
         b"<< /Type /Catalog /Pages %d 0 R /MarkInfo << /Marked true >> /StructTreeRoot %d 0 R >>"
         % (tree, root)
     )
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        catalog,
-        xref,
-    )
+    data = pdf_of(objects, root=catalog, version=b"1.7")
     lines: dict[tuple[int, int], list[str]] = {}  # (paragraph, page) -> its lines there
     for para, page, _, _, line in sorted(placed, key=lambda p: (p[1], p[2], p[3])):
         lines.setdefault((para, page), []).append(line)
@@ -269,4 +257,4 @@ def tagged_pdf(seed: int = 1, size: int = 12, *, structure: str = "columns") -> 
     text = "\n".join(
         line for page in range(pages) for _, para, on in ordered if on == page for line in lines[para, page]
     )
-    return Sample("tagged.pdf", "pdf", bytes(out), text, extra={"pages": pages, "structure": structure})
+    return Sample("tagged.pdf", "pdf", data, text, extra={"pages": pages, "structure": structure})
